@@ -1,0 +1,293 @@
+"""Turn recognised events into runs: selections on their ladders, findings, engine facts.
+
+Fed event by event (``Analyzer.feed``), so the same analysis serves a whole file (``scan``)
+and a stream that never ends (``follow``). What is engine knowledge stays in the packs:
+a rule says which layer family and registry a line speaks of, which cost class or finding
+the line states and which run facts it sets; the ladders give rung and cost class; the
+pack's ``name_cost`` table classes names that no shipped ladder holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+import regex
+from packaging.version import Version
+
+from ..models import (COST_ORDER, CostClass, EngineInfo, Event, Finding, Run, RunConfig,
+                      Selection, Severity)
+from ..packs.loader import CompiledRule, Pack, PackSet
+from .ladders import LadderIndex, parse_version
+
+_KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
+_DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
+_FIELD = regex.compile(r"\{(\w+)\}")
+
+#: vLLM releases whose sources the reference data covers; the candidates of version inference.
+KNOWN_RELEASES = ["0.5.5", "0.6.6.post1", "0.7.3", "0.8.5.post1", "0.9.2", "0.10.2", "0.11.2",
+                  "0.14.1", "0.18.1", "0.22.1", "0.26.0", "0.30.0", "0.33.0"]
+
+
+def fill(template: str, groups: dict[str, str]) -> str:
+    """Replace ``{name}`` by the named group's text (empty when the group did not match)."""
+    return _FIELD.sub(lambda m: groups.get(m.group(1), ""), template)
+
+
+def _unquote(v: str) -> str:
+    v = v.strip()
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+        return v[1:-1]
+    return v
+
+
+@dataclass
+class _Sel:
+    selection: Selection
+    ranks: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _RunState:
+    index: int
+    source: str
+    first_line: int
+    last_line: int
+    engine: str
+    version: Optional[str] = None
+    version_line: Optional[int] = None
+    config: RunConfig = field(default_factory=RunConfig)
+    platform: Optional[str] = None
+    rules_seen: list[str] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    findings: dict[tuple, Finding] = field(default_factory=dict)
+    started: bool = False
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.events)
+
+
+class Analyzer:
+    """Builds ``Run`` objects from a stream of events of one or more inputs.
+
+    ``feed(event)`` returns the runs that closed because a new engine start began;
+    ``finish()`` returns the rest. Per-run memory is bounded by the number of recognised
+    lines of that run, which is small (kernel lines are printed once per layer family).
+    """
+
+    def __init__(self, packs: PackSet, prefix_formats: Optional[dict[str, int]] = None):
+        self.packs = packs
+        self.rules: dict[str, tuple[CompiledRule, Pack]] = {}
+        for pack in packs.packs.values():
+            for cr in pack.rules:
+                self.rules[cr.rule.id] = (cr, pack)
+        self.ladders = {name: LadderIndex(p) for name, p in packs.packs.items()}
+        self.prefix_formats = prefix_formats if prefix_formats is not None else {}
+        self._run: Optional[_RunState] = None
+        self._count = 0
+        self.max_events_per_run = 10_000
+
+    # -- feeding -------------------------------------------------------------------------
+    def feed(self, ev: Event) -> Iterator[Run]:
+        """Add one event; yields a finished run when this event starts a new one."""
+        cr, pack = self.rules[ev.rule]
+        r = cr.rule
+        run = self._run
+        if run is not None and (run.source != ev.source or run.engine != pack.engine or
+                                (r.starts_run and run.started and self._has_substance(run))):
+            yield self._close(run)
+            run = None
+        if run is None:
+            run = self._run = _RunState(index=self._count, source=ev.source, first_line=ev.line,
+                                        last_line=ev.line, engine=pack.engine)
+            self._count += 1
+        run.last_line = max(run.last_line, ev.line)
+        if r.starts_run:
+            run.started = True
+        if r.id not in run.rules_seen:
+            run.rules_seen.append(r.id)
+        if len(run.events) < self.max_events_per_run:
+            run.events.append(ev)
+        for key, tmpl in r.sets.items():
+            self._set(run, key, fill(tmpl, ev.groups), ev)
+
+    @staticmethod
+    def _has_substance(run: _RunState) -> bool:
+        return any(e.kind not in ("version", "config", "platform") for e in run.events)
+
+    def finish(self) -> Iterator[Run]:
+        """Close the open run at the end of the input(s)."""
+        if self._run is not None:
+            yield self._close(self._run)
+            self._run = None
+
+    # -- run facts -----------------------------------------------------------------------
+    def _set(self, run: _RunState, key: str, value: str, ev: Event) -> None:
+        if not value:
+            return
+        c = run.config
+        if key == "version":
+            if run.version is None:
+                run.version, run.version_line = value, ev.line
+        elif key == "platform":
+            run.platform = value.upper()
+        elif key == "model":
+            c.model = c.model or value
+        elif key == "quantization":
+            c.quantization = c.quantization or value
+        elif key == "kv_cache_dtype":
+            c.kv_cache_dtype = c.kv_cache_dtype or value
+        elif key == "compute_capability":
+            c.compute_capability = c.compute_capability or value
+        elif key == "gpu":
+            c.gpu = c.gpu or value
+        elif key in ("config", "args"):
+            pat = _KV if key == "config" else _DICT_KV
+            for m in pat.finditer(value):
+                k, v = m.group("k"), _unquote(m.group("v"))
+                if k == "model" and v:
+                    c.model = c.model or v
+                elif k == "quantization" and v and v != "None":
+                    c.quantization = c.quantization or v
+                elif k == "dtype":
+                    c.dtype = c.dtype or v.replace("torch.", "")
+                elif k == "kv_cache_dtype":
+                    c.kv_cache_dtype = c.kv_cache_dtype or v
+                elif k == "tensor_parallel_size" and v.isdigit():
+                    c.tensor_parallel_size = c.tensor_parallel_size or int(v)
+                elif k == "device" and v and v != "auto":
+                    run.platform = run.platform or v.upper()
+                elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len"):
+                    c.extra.setdefault(k, v)
+        else:
+            c.extra.setdefault(key, value)
+
+    # -- version ---------------------------------------------------------------------------
+    def _engine_info(self, run: _RunState) -> EngineInfo:
+        idx = self.ladders.get(run.engine)
+        info = EngineInfo(name=run.engine, platform=run.platform)
+        v = parse_version(run.version)
+        if run.version and v is not None:
+            info.version, info.version_source = run.version, "logged"
+            info.version_evidence = f"line {run.version_line}"
+        else:
+            specs = []
+            why = []
+            for rid in run.rules_seen:
+                cr, _ = self.rules[rid]
+                if cr.versions is not None:
+                    specs.append(cr.versions)
+                    why.append(f"{rid} ({cr.rule.versions})")
+            for pack in self.packs.packs.values():
+                if pack.engine != run.engine:
+                    continue
+                for pf in pack.prefixes + pack.processes:
+                    if pf.versions is not None and self.prefix_formats.get(pf.spec.id):
+                        specs.append(pf.versions)
+                        why.append(f"line format {pf.spec.id} ({pf.spec.versions})")
+            cands = [rel for rel in KNOWN_RELEASES if all(Version(rel) in s for s in specs)] if specs else []
+            if run.version:
+                info.version = run.version
+            if cands:
+                lo, hi = cands[0], cands[-1]
+                info.version_source = "inferred"
+                rng = lo if lo == hi else f"{lo} .. {hi}"
+                prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
+                info.version_evidence = f"{prefix}releases {rng} fit: " + "; ".join(why)
+                v = Version(hi)
+            elif run.version:
+                info.version_source = "logged"
+                info.version_evidence = f"line {run.version_line} (not a release number; newest ladder used)"
+        if idx is not None:
+            info.ladder_version = idx.pick_release(v)
+        return info
+
+    # -- closing a run ----------------------------------------------------------------------
+    def _close(self, run: _RunState) -> Run:
+        info = self._engine_info(run)
+        idx = self.ladders.get(run.engine)
+        pack = self.packs.packs[run.engine]
+        sels: dict[tuple[str, str], _Sel] = {}
+        findings: dict[str, Finding] = {}
+        codes = self.packs.findings
+
+        def add_finding(code: str, ev: Event, rule_id: Optional[str], kernel: Optional[str] = None,
+                        reasons: Optional[list[str]] = None, remedy: Optional[str] = None,
+                        inferred: bool = False, title: Optional[str] = None) -> None:
+            key = code
+            if key in findings:
+                f = findings[key]
+                for rs in reasons or []:
+                    if rs not in f.reasons and len(f.reasons) < 64:
+                        f.reasons.append(rs)
+                if f.inferred and not inferred:  # a line stating it beats an inference
+                    findings[key] = f.model_copy(update={"inferred": False, "line": ev.line,
+                                                         "evidence": ev.message[:2000], "rule": rule_id})
+                return
+            info = codes.code[code]
+            findings[key] = Finding(
+                code=code, severity=Severity(info.severity), title=title or info.title, line=ev.line,
+                evidence=ev.message[:2000], rule=rule_id, kernel=kernel, reasons=list(reasons or []),
+                remedy=remedy, inferred=inferred,
+            )
+
+        for ev in run.events:
+            cr, _ = self.rules[ev.rule]
+            r = cr.rule
+            g = dict(ev.groups)
+            kernel = fill(r.kernel, g) if r.kernel else g.get("kernel")
+            kernel = kernel.strip() if kernel else None
+            reasons = list(ev.items)
+            if g.get("reason") and g["reason"].strip():
+                reasons.insert(0, g["reason"].strip())
+            if r.family and kernel:
+                family = fill(r.family, g)
+                hint = fill(r.registry, g) if r.registry else None
+                placement = idx.place(info.ladder_version, kernel, hint, run.platform) if idx else None
+                cost: Optional[CostClass] = CostClass(r.cost_class) if r.cost_class else None
+                reasoning = None
+                if cost is None and placement is not None:
+                    cost = placement.cost_class
+                if cost is None:
+                    for nc in pack.meta.name_cost:
+                        if regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family)):
+                            cost = CostClass(nc.cost_class)
+                            reasoning = f"cost class from the kernel name: {nc.why}"
+                            break
+                key = (family, (placement.position.kernel_class if placement else kernel))
+                rank = ev.rank or (ev.process if ev.process else None)
+                if key not in sels:
+                    sel = Selection(
+                        family=family, kernel=kernel, cost_class=cost or CostClass.unknown,
+                        scheme=(placement.registry.scheme or None) if placement else None,
+                        ladder=placement.position if placement else None,
+                        observed=True, reasoning=reasoning, line=ev.line, evidence=ev.message[:2000],
+                        rule=r.id,
+                    )
+                    sels[key] = _Sel(sel)
+                if rank:
+                    sels[key].ranks.add(rank)
+                if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
+                    code = codes.cost_class_finding[cost.value]
+                    add_finding(code, ev, r.id, kernel=kernel, inferred=True,
+                                title=f"{codes.code[code].title}: {kernel} ({family})")
+                if placement is not None:
+                    k = pack.ladders[placement.position.ladder_version].kernel.get(placement.position.kernel_class)
+                    if (k is not None and k.activation_scaling == "per-tensor"
+                            and (run.config.quantization or "").lower() in ("fp8", "ptpc_fp8", "fbgemm_fp8")):
+                        add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True)
+            if r.finding:
+                add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
+                            remedy=fill(r.remedy, g) if r.remedy else None)
+
+        selections = []
+        for s in sels.values():
+            s.selection.ranks = sorted(s.ranks)
+            selections.append(s.selection)
+        order = {c: i for i, c in enumerate(COST_ORDER)}
+        sev = {"error": 0, "warning": 1, "info": 2}
+        fl = sorted(findings.values(), key=lambda f: (sev[f.severity.value], f.line, f.code))
+        worst = min((s.cost_class for s in selections), key=lambda c: order[c], default=None)
+        return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
+                   engine=info, config=run.config, selections=selections, findings=fl,
+                   worst_cost_class=worst)

@@ -1,0 +1,126 @@
+"""Place a logged kernel name on its engine release's ordered fallback ladder.
+
+Ladders are the shipped ``patterns/<engine>/ladders/<release>.toml`` files (vLLM: the
+``_POSSIBLE_*KERNELS`` registries and MoE oracle priority lists, extracted with ``ast`` from
+each release). ``LadderIndex.pick_release`` chooses the newest shipped release not newer
+than the engine's; ``LadderIndex.place`` finds the registry and rung of a name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import regex
+from packaging.version import InvalidVersion, Version
+
+from ..models import CostClass, LadderPosition
+from ..packs.loader import Pack
+from ..packs.model import LadderFile, Registry
+
+
+def norm(name: str) -> str:
+    """Compare names ignoring case and punctuation: ``flashinfer-cutlass`` == ``FLASHINFER_CUTLASS``."""
+    return regex.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def parse_version(text: Optional[str]) -> Optional[Version]:
+    """``0.10.1.1`` -> Version; a leading ``v`` is dropped; None for unparsable or dev ``0.1.devN`` builds."""
+    if not text:
+        return None
+    try:
+        v = Version(text.lstrip("vV"))
+    except InvalidVersion:
+        return None
+    if v.release[:2] == (0, 1) and v.is_devrelease:  # setuptools-scm build from a source checkout
+        return None
+    return v
+
+
+@dataclass
+class Placement:
+    """Result of ``LadderIndex.place``: the position and the cost class it implies."""
+
+    position: LadderPosition
+    cost_class: CostClass
+    registry: Registry
+
+
+class LadderIndex:
+    """All shipped ladders of one engine, by release."""
+
+    def __init__(self, pack: Pack):
+        self.pack = pack
+        self.releases = sorted(pack.ladders, key=Version)
+
+    def pick_release(self, version: Optional[Version]) -> Optional[str]:
+        """Newest shipped ladder release <= ``version``; the newest of all when ``version`` is None.
+
+        Returns None when ``version`` predates every shipped ladder (e.g. vLLM 0.5.x, which had
+        no kernel registry).
+        """
+        if not self.releases:
+            return None
+        if version is None:
+            return self.releases[-1]
+        best = None
+        for rel in self.releases:
+            if Version(rel) <= version:
+                best = rel
+        return best
+
+    @staticmethod
+    def _find(rungs: list[str], reg: Registry, ladder: LadderFile, name: str) -> Optional[int]:
+        n = norm(name)
+        if not n:
+            return None
+        target = reg.aliases.get(name)
+        for i, r in enumerate(rungs):
+            if r == name or r == target or norm(r) == n:
+                return i
+            k = ladder.kernel.get(r)
+            if k and any(norm(a) == n for a in k.aliases):
+                return i
+        for alias, member in reg.aliases.items():
+            if norm(alias) == n and member in rungs:
+                return rungs.index(member)
+        if len(n) >= 4:
+            for i, r in enumerate(rungs):
+                if n in norm(r):
+                    return i
+        return None
+
+    def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str]) -> Optional[Placement]:
+        """Find ``name`` on a ladder of ``release`` whose role matches the regex ``hint``.
+
+        ``platform`` (CUDA, ROCM, XPU, CPU) is preferred; ``ANY`` lists serve every platform.
+        Returns None when no registry of that release holds the name.
+        """
+        if release is None:
+            return None
+        ladder = self.pack.ladders[release]
+        hint_re = None
+        if hint:
+            try:
+                hint_re = regex.compile(hint, regex.I)
+            except regex.error:
+                hint_re = None
+        plat = (platform or "CUDA").upper()
+        regs = [r for r in ladder.registry if r.kind != "attention" and (hint_re is None or hint_re.search(r.role))]
+        for want_plat in (plat, "ANY", None):
+            for reg in regs:
+                for p, rungs in reg.platforms.items():
+                    if want_plat is not None and p != want_plat:
+                        continue
+                    i = self._find(rungs, reg, ladder, name)
+                    if i is None:
+                        continue
+                    rung = rungs[i]
+                    k = ladder.kernel.get(rung)
+                    cost = reg.cost.get(rung) or (k.cost_class if k else "unknown")
+                    pos = LadderPosition(
+                        registry=reg.name, role=reg.role, platform=p, ladder_version=release,
+                        rung=i + 1, rungs=len(rungs), fell=i, kernel_class=rung, above=list(rungs[:i]),
+                        min_capability=k.min_capability if k else None, gate=(k.gate or None) if k else None,
+                    )
+                    return Placement(pos, CostClass(cost), reg)
+        return None

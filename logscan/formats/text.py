@@ -1,0 +1,70 @@
+"""Plain-text report for people: a table of selections per run, then findings, worst first."""
+from __future__ import annotations
+
+from ..models import Report, Run
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def _run(run: Run) -> list[str]:
+    e = run.engine
+    ver = e.version or "version unknown"
+    how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}"}.get(
+        e.version_source, "no version line, no era hint")
+    out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
+           f"  engine   {e.name} {ver} ({how})"]
+    if e.ladder_version:
+        out.append(f"  ladders  {e.name} {e.ladder_version}" + (f", platform {e.platform}" if e.platform else ""))
+    c = run.config
+    facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
+                                     ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
+                                     ("compute_capability", c.compute_capability)) if v]
+    if facts:
+        out.append("  config   " + " ".join(facts))
+    if run.selections:
+        rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
+        for s in run.selections:
+            rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
+            rows.append([s.family, s.kernel + ("" if s.observed else " (inferred)"), rung, s.cost_class.value,
+                         ",".join(s.ranks) or "-", str(s.line)])
+        out.append("")
+        out += _table(rows)
+        for s in run.selections:
+            if s.ladder and s.ladder.fell:
+                out.append(f"  {s.kernel}: fell {s.ladder.fell} rung(s) on {s.ladder.registry} "
+                           f"({s.ladder.platform}, vLLM {s.ladder.ladder_version}) below "
+                           + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
+    else:
+        out.append("  no quantized kernel selection in this run")
+    if run.findings:
+        out.append("")
+        out.append("  Findings (worst first):")
+        for f in run.findings:
+            tag = " (inferred from the ladder)" if f.inferred else ""
+            out.append(f"  [{f.severity.value}] {f.code} line {f.line}: {f.title}{tag}")
+            out.append(f"      evidence: {f.evidence[:300]}")
+            for r in f.reasons[:20]:
+                out.append(f"      reason:   {r[:300]}")
+            if f.remedy:
+                out.append(f"      remedy:   {f.remedy}")
+    return out
+
+
+def render(report: Report) -> str:
+    """The text report; deterministic (no clock, no absolute paths added)."""
+    lines: list[str] = []
+    for st in report.inputs:
+        if st.error:
+            lines.append(f"! {st.source}: {st.error}")
+        if st.truncated_lines:
+            lines.append(f"! {st.source}: {st.truncated_lines} over-long line(s) cut to the reader's limit")
+    if not report.runs:
+        lines.append("No engine log line about quantization kernels was recognised.")
+    for run in report.runs:
+        if lines:
+            lines.append("")
+        lines += _run(run)
+    return "\n".join(lines) + "\n"

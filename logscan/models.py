@@ -1,0 +1,187 @@
+"""Pydantic models of everything logscan reports: records, events, selections, findings, runs.
+
+The JSON report (``logscan scan --format json``) is ``Report.model_dump_json()``; its JSON
+schema is ``Report.model_json_schema()`` (``logscan schema``). Field names are part of the
+public interface: ``kernel`` and ``cost_class`` on every selection, ``code`` on every finding,
+``line`` and ``rule`` on every event.
+"""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CostClass(str, Enum):
+    """What a kernel costs relative to what the checkpoint's scheme asked for.
+
+    Source: the ``compute`` classification of ``shared/reference/vllm/README.md``
+    (vLLM 0.5.5 -> 0.33.0 kernel registries), named as the corpus labels name them.
+    """
+
+    native = "native"  #: computes in the checkpoint's own format (W4A4 FP4 for NVFP4, W8A8 for FP8, W4A16 for GPTQ/AWQ)
+    weight_only = "weight_only"  #: an A16 kernel stands in for a W8A8/W4A4 checkpoint: memory kept, compute saving lost
+    emulated = "emulated"  #: dequantize and multiply in high precision at every step
+    dequant_at_load = "dequant_at_load"  #: weights turned into BF16 at load: memory saving lost too
+    portable = "portable"  #: a generic Triton/torch kernel in the right format
+    unknown = "unknown"  #: the log does not let one decide
+
+
+#: Worst first; used to order selections and to pick the worst class of a run.
+COST_ORDER = [CostClass.dequant_at_load, CostClass.emulated, CostClass.weight_only,
+              CostClass.portable, CostClass.unknown, CostClass.native]
+
+
+class Severity(str, Enum):
+    """How bad a finding is; ``error`` findings usually mean the engine did not start."""
+
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+class Record(BaseModel):
+    """One logical log line after unwrapping (CRI, Docker JSON) and prefix parsing.
+
+    ``line`` is the 1-based line number in the input file where the record starts
+    (a CRI record joined from ``P`` partial lines keeps the number of its first part).
+    """
+
+    model_config = ConfigDict(frozen=False)
+
+    source: str
+    line: int
+    message: str
+    level: Optional[str] = None
+    timestamp: Optional[str] = None
+    fileinfo: Optional[str] = None  #: ``file.py:123`` as the engine printed it
+    process: Optional[str] = None  #: e.g. ``EngineCore_DP0``, ``Worker_TP1``, ``VllmWorkerProcess``
+    rank: Optional[str] = None  #: ``TP1``, ``1``, ``DP0``: what tells ranks apart
+    pid: Optional[int] = None
+    prefix_format: Optional[str] = None  #: id of the line-prefix format that parsed the line
+    truncated: bool = False  #: the physical line was longer than the reader's limit and was cut
+
+
+class Event(BaseModel):
+    """A line recognised by a pack rule: the rule id, the line, the named groups it captured."""
+
+    line: int
+    rule: str
+    kind: str
+    source: str
+    message: str
+    groups: dict[str, str] = Field(default_factory=dict)
+    items: list[str] = Field(default_factory=list)  #: continuation lines gathered (e.g. per-kernel reasons)
+    process: Optional[str] = None
+    rank: Optional[str] = None
+    level: Optional[str] = None
+
+
+class LadderPosition(BaseModel):
+    """Where a kernel sits on the ordered fallback ladder (registry) of its engine release."""
+
+    registry: str  #: registry name in the engine source, e.g. ``_POSSIBLE_NVFP4_KERNELS``
+    role: str  #: what the registry serves, e.g. ``nvfp4 linear``
+    platform: str  #: CUDA, ROCM, XPU, CPU, TPU or ANY
+    ladder_version: str  #: the engine release the ladder was taken from
+    rung: int  #: 1-based position of the kernel
+    rungs: int  #: number of rungs of the ladder
+    fell: int  #: rungs above the selected one (0 = the engine's first choice)
+    kernel_class: str  #: the class (or enum member) on the ladder
+    above: list[str] = Field(default_factory=list)  #: the rungs that were skipped
+    min_capability: Optional[int] = None
+    gate: Optional[str] = None
+
+
+class Selection(BaseModel):
+    """One quantized layer family and the kernel that executes it, for one run.
+
+    ``observed`` is True when a log line names the kernel; False when it is inferred
+    (``reasoning`` then says from what).
+    """
+
+    family: str  #: layer family, e.g. ``linear (NVFP4 GEMM)``, ``MoE (NvFp4)``, ``linear (WNA16)``
+    kernel: str  #: the name as the log prints it (class name, backend enum value, ...)
+    cost_class: CostClass
+    scheme: Optional[str] = None  #: the scheme the ladder serves, e.g. ``NVFP4 W4A4``
+    ladder: Optional[LadderPosition] = None
+    observed: bool = True
+    reasoning: Optional[str] = None
+    ranks: list[str] = Field(default_factory=list)
+    line: int
+    evidence: str
+    rule: str
+
+
+class Finding(BaseModel):
+    """A degradation or failure, with its evidence line and the rule or ladder that raised it."""
+
+    code: str
+    severity: Severity
+    title: str
+    line: int
+    evidence: str
+    rule: Optional[str] = None
+    kernel: Optional[str] = None
+    reasons: list[str] = Field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
+    remedy: Optional[str] = None
+    inferred: bool = False  #: True when no line states it and it follows from the ladder
+
+
+class EngineInfo(BaseModel):
+    """What the log says of the engine: name, release, and how the release was known."""
+
+    name: str
+    version: Optional[str] = None
+    version_source: str = "unknown"  #: ``logged`` (with line) or ``inferred`` (with reason) or ``unknown``
+    version_evidence: Optional[str] = None
+    ladder_version: Optional[str] = None  #: the shipped ladder release used for rung positions
+    platform: Optional[str] = None
+
+
+class RunConfig(BaseModel):
+    """The engine configuration of a run, as far as the log prints it."""
+
+    model: Optional[str] = None
+    quantization: Optional[str] = None
+    dtype: Optional[str] = None
+    kv_cache_dtype: Optional[str] = None
+    tensor_parallel_size: Optional[int] = None
+    gpu: Optional[str] = None
+    compute_capability: Optional[str] = None
+    extra: dict[str, str] = Field(default_factory=dict)
+
+
+class Run(BaseModel):
+    """One engine start found in the input (a restart or a second server is another run)."""
+
+    index: int
+    source: str
+    first_line: int
+    last_line: int
+    engine: EngineInfo
+    config: RunConfig = Field(default_factory=RunConfig)
+    selections: list[Selection] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    worst_cost_class: Optional[CostClass] = None
+
+
+class InputStats(BaseModel):
+    """What was read: per input, lines, bytes, and what the reader had to repair."""
+
+    source: str
+    lines: int = 0
+    bytes: int = 0
+    truncated_lines: int = 0
+    decode_errors: int = 0
+    error: Optional[str] = None
+
+
+class Report(BaseModel):
+    """The whole answer for a set of inputs: runs, the recognised events, reader stats."""
+
+    logscan_version: str
+    runs: list[Run] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list)
+    inputs: list[InputStats] = Field(default_factory=list)

@@ -1,0 +1,197 @@
+"""Load, validate and compile the pattern packs shipped under ``patterns/``.
+
+Packs are TOML (read with ``tomllib``), validated with the pydantic models of
+``logscan.packs.model`` and compiled with ``regex``. Any problem raises ``PackError``
+naming the file and, where there is one, the rule id: logscan refuses to run on a broken
+pack rather than silently recognising less.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import regex
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from pydantic import ValidationError
+
+from .model import FindingsFile, LadderFile, PackFile, PrefixFormat, ProcessTag, Rule, RuleFile
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class PackError(Exception):
+    """A pack file is unreadable, invalid TOML, fails validation, or holds a broken regex."""
+
+    def __init__(self, path: Path | str, message: str, rule: Optional[str] = None):
+        self.path = str(path)
+        self.rule = rule
+        where = f"{self.path}" + (f" (rule {rule})" if rule else "")
+        super().__init__(f"{where}: {message}")
+
+
+def patterns_root() -> Path:
+    """The ``patterns/`` folder: inside the installed wheel (``logscan/_patterns``) or the source tree.
+
+    Raises ``PackError`` when neither exists (a broken install).
+    """
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here / "_patterns", here.parent / "patterns"):
+        if (cand / "findings.toml").is_file():
+            return cand
+    raise PackError(here / "_patterns", "pattern packs not found (is logscan installed with its patterns?)")
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise PackError(path, f"cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PackError(path, f"invalid TOML: {exc}") from None
+
+
+def _validate(model, data: dict, path: Path):
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        rule = None
+        if err["loc"] and err["loc"][0] == "rule" and len(err["loc"]) > 1:
+            try:
+                rule = data["rule"][err["loc"][1]].get("id")
+            except (KeyError, IndexError, TypeError, AttributeError):
+                rule = None
+        raise PackError(path, f"{loc}: {err['msg']}", rule=rule) from None
+
+
+def _compile(pattern: str, path: Path, rule: Optional[str], flags: int = 0) -> regex.Pattern:
+    try:
+        return regex.compile(pattern, flags | regex.V0)
+    except regex.error as exc:
+        raise PackError(path, f"broken regex: {exc}", rule=rule) from None
+
+
+def _spec(text: str, path: Path, rule: Optional[str]) -> Optional[SpecifierSet]:
+    if not text:
+        return None
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise PackError(path, f"invalid version specifier {text!r}", rule=rule) from None
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    """A validated rule with its compiled regexes."""
+
+    rule: Rule
+    regex: regex.Pattern
+    item_regex: Optional[regex.Pattern]
+    versions: Optional[SpecifierSet]
+    path: str
+
+
+@dataclass(frozen=True)
+class CompiledPrefix:
+    spec: PrefixFormat | ProcessTag
+    regex: regex.Pattern
+    versions: Optional[SpecifierSet]
+
+
+@dataclass
+class Pack:
+    """One engine's pack, compiled: prefixes, rules (in file order), ladders by release."""
+
+    engine: str
+    path: Path
+    meta: PackFile
+    wrappers: list[CompiledPrefix]
+    processes: list[CompiledPrefix]
+    prefixes: list[CompiledPrefix]
+    rules: list[CompiledRule]
+    rank_regex: regex.Pattern
+    ladders: dict[str, LadderFile] = field(default_factory=dict)
+
+
+@dataclass
+class PackSet:
+    """All packs plus the finding codes."""
+
+    root: Path
+    packs: dict[str, Pack]
+    findings: FindingsFile
+
+    def rule(self, rule_id: str) -> CompiledRule:
+        for pack in self.packs.values():
+            for r in pack.rules:
+                if r.rule.id == rule_id:
+                    return r
+        raise KeyError(rule_id)
+
+
+def _load_pack(folder: Path) -> Pack:
+    meta_path = folder / "pack.toml"
+    meta = _validate(PackFile, _read_toml(meta_path), meta_path)
+
+    def comp(items):
+        return [CompiledPrefix(p, _compile(p.pattern, meta_path, p.id), _spec(p.versions, meta_path, p.id))
+                for p in items]
+
+    rules: list[CompiledRule] = []
+    seen: dict[str, Path] = {}
+    for path in sorted((folder / "rules").glob("*.toml")):
+        rf = _validate(RuleFile, _read_toml(path), path)
+        for r in rf.rule:
+            if r.id in seen:
+                raise PackError(path, f"duplicate rule id (also in {seen[r.id].name})", rule=r.id)
+            seen[r.id] = path
+            flags = regex.IGNORECASE if r.ignore_case else 0
+            item = _compile(r.continuation.item, path, r.id, flags) if r.continuation else None
+            rules.append(CompiledRule(r, _compile(r.pattern, path, r.id, flags), item,
+                                      _spec(r.versions, path, r.id), str(path)))
+    ladders = {}
+    for path in sorted((folder / "ladders").glob("*.toml")):
+        lf = _validate(LadderFile, _read_toml(path), path)
+        ladders[lf.version] = lf
+    return Pack(
+        engine=meta.pack.engine, path=folder, meta=meta,
+        wrappers=comp(meta.wrapper), processes=comp(meta.process), prefixes=comp(meta.prefix),
+        rules=rules, rank_regex=_compile(meta.pack.rank_from_process, meta_path, None),
+        ladders=ladders,
+    )
+
+
+def load_packs(root: Optional[Path] = None, engines: Optional[list[str]] = None) -> PackSet:
+    """Load every pack below ``root`` (default: the shipped ``patterns/``).
+
+    Raises ``PackError`` on the first invalid file, naming it (and the rule id).
+    """
+    root = Path(root) if root else patterns_root()
+    findings_path = root / "findings.toml"
+    findings = _validate(FindingsFile, _read_toml(findings_path), findings_path)
+    packs = {}
+    for folder in sorted(p for p in root.iterdir() if (p / "pack.toml").is_file()):
+        if engines and folder.name not in engines:
+            continue
+        pack = _load_pack(folder)
+        for cr in pack.rules:
+            if cr.rule.finding and cr.rule.finding not in findings.code:
+                raise PackError(cr.path, f"unknown finding code {cr.rule.finding!r}", rule=cr.rule.id)
+        packs[pack.engine] = pack
+    if not packs:
+        raise PackError(root, "no pack found (expected <engine>/pack.toml)")
+    return PackSet(root=root, packs=packs, findings=findings)
+
+
+@functools.lru_cache(maxsize=4)
+def default_packs() -> PackSet:
+    """The shipped packs, loaded once per process."""
+    return load_packs()

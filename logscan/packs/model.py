@@ -1,0 +1,178 @@
+"""Pydantic models of the pattern-pack files under ``patterns/`` (rules, prefixes, ladders, codes).
+
+A pack is a folder ``patterns/<engine>/`` holding ``pack.toml`` (line-prefix formats, run
+markers), ``rules/*.toml`` (the recognisers) and ``ladders/<release>.toml`` (ordered kernel
+registries). ``patterns/findings.toml`` names every finding code. Unknown keys are errors
+(``extra="forbid"``) so that a typo in a pack never silently disables a rule.
+"""
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+RuleKind = Literal[
+    "linear_kernel", "moe_kernel", "fallback_warning", "kernel_not_found", "backend_override",
+    "quant_method", "kv_cache", "attention_backend", "config", "version", "platform",
+    "failure", "optional_package", "gpu", "run_start",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Continuation(_Strict):
+    """How a multi-line message goes on after the line a rule matched.
+
+    vLLM's ``NewLineFormatter`` repeats the line prefix on every continuation line; a
+    continuation record is one from the same process and ``file:line`` whose message
+    matches ``item`` (its ``item`` group, or the whole match, is kept as one reason).
+    """
+
+    item: str = r"(?P<item>.+)"
+    max_lines: int = Field(default=64, ge=1, le=4096)
+    same_source_line: bool = True  #: continuation lines must repeat the file:line of the first
+
+
+class Rule(_Strict):
+    """One recogniser: a regex over the message of a record and what a match means.
+
+    Templates in ``family``, ``kernel``, ``sets`` and ``remedy`` take ``{group}`` fields
+    from the match. ``versions`` is a PEP 440 specifier of the engine releases whose source
+    holds the template (used to infer the release when the log prints none).
+    """
+
+    id: str
+    kind: RuleKind
+    pattern: str
+    keywords: list[str] = Field(min_length=1)  #: literal strings, one of which every match contains
+    description: str = ""
+    versions: str = ""  #: PEP 440 specifier set, e.g. ``>=0.22.1``; empty = any
+    levels: list[str] = Field(default_factory=list)  #: accept only these levels (when the line has one)
+    family: Optional[str] = None  #: layer family of a selection, e.g. ``linear ({layer})``
+    kernel: Optional[str] = None  #: kernel name template; default ``{kernel}``
+    registry: Optional[str] = None  #: registry role hint (regex over ladder roles), e.g. ``nvfp4``
+    cost_class: Optional[str] = None  #: stated by the line itself (e.g. the Marlin weight-only warning)
+    finding: Optional[str] = None  #: finding code the line states
+    remedy: Optional[str] = None
+    sets: dict[str, str] = Field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
+    starts_run: bool = False  #: an engine start marker (version line, config line, logo)
+    continuation: Optional[Continuation] = None
+    ignore_case: bool = False
+    examples: list[str] = Field(min_length=1)
+    counter_examples: list[str] = Field(default_factory=list)
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str) -> str:
+        import re
+
+        if not re.fullmatch(r"[a-z0-9]+(?:[.-][a-z0-9_]+)+", v):
+            raise ValueError(f"rule id {v!r} must look like 'engine.family.name' (lowercase)")
+        return v
+
+
+class RuleFile(_Strict):
+    """One ``rules/*.toml`` file: a list of ``[[rule]]`` tables."""
+
+    rule: list[Rule] = Field(default_factory=list)
+
+
+class PrefixFormat(_Strict):
+    """A line-prefix format of an engine era; named groups: level, timestamp, fileinfo, message."""
+
+    id: str
+    pattern: str
+    versions: str = ""  #: releases that print this prefix (an era hint)
+    examples: list[str] = Field(min_length=1)
+
+
+class ProcessTag(_Strict):
+    """A process tag such as ``(EngineCore_DP0 pid=42)``; groups: process, rank, pid."""
+
+    id: str
+    pattern: str
+    versions: str = ""
+    examples: list[str] = Field(min_length=1)
+
+
+class PackMeta(_Strict):
+    engine: str
+    description: str = ""
+    schema_version: int = 1
+    #: regex over a process name whose ``rank`` group names the rank (``Worker_TP1`` -> ``TP1``)
+    rank_from_process: str = r"_(?P<rank>(?:[A-Z]+\d+_?)+)$"
+
+
+class NameCost(_Strict):
+    """Cost class of a kernel name that is on no shipped ladder (older releases, free-form names).
+
+    The first entry whose ``pattern`` matches the name (and ``family``, when given, the
+    selection's layer family) decides.
+    """
+
+    pattern: str
+    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    family: str = ""
+    why: str = ""
+
+
+class PackFile(_Strict):
+    """``patterns/<engine>/pack.toml``."""
+
+    pack: PackMeta
+    name_cost: list[NameCost] = Field(default_factory=list)
+    wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
+    process: list[ProcessTag] = Field(default_factory=list)
+    prefix: list[PrefixFormat] = Field(default_factory=list)
+
+
+class LadderKernel(_Strict):
+    """Facts about one rung: cost class, minimum capability, gate (one line)."""
+
+    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    min_capability: Optional[int] = None
+    gate: str = ""
+    activation_scaling: Optional[Literal["per-tensor", "per-token", "block", "none"]] = None
+    aliases: list[str] = Field(default_factory=list)  #: other names the log prints for it
+
+
+class Registry(_Strict):
+    """An ordered registry (ladder): first match wins, per platform."""
+
+    name: str
+    kind: Literal["linear", "moe", "if_chain", "attention"]
+    role: str
+    scheme: str = ""  #: what the checkpoint asks for, e.g. ``NVFP4 W4A4``
+    file: str = ""
+    platforms: dict[str, list[str]]
+    #: per-registry cost classes (MoE experts serve several schemes; Marlin is native for WNA16)
+    cost: dict[str, Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]] = Field(default_factory=dict)
+    aliases: dict[str, str] = Field(default_factory=dict)  #: logged name -> rung name
+
+
+class LadderFile(_Strict):
+    """``patterns/<engine>/ladders/<release>.toml``."""
+
+    engine: str
+    version: str
+    source: str = ""
+    registry: list[Registry]
+    kernel: dict[str, LadderKernel] = Field(default_factory=dict)
+
+
+class CodeInfo(_Strict):
+    """One finding code: severity, title, explanation (documented in README)."""
+
+    severity: Literal["error", "warning", "info"]
+    title: str
+    explanation: str
+
+
+class FindingsFile(_Strict):
+    """``patterns/findings.toml``: every finding code logscan may report."""
+
+    code: dict[str, CodeInfo]
+    #: cost class of a selected kernel -> finding code it implies
+    cost_class_finding: dict[str, str] = Field(default_factory=dict)

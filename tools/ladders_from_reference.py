@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Maintainers' tool: turn ``shared/reference/vllm/ladders-<v>.json`` into ``patterns/vllm/ladders/<v>.toml``.
+
+The reference JSON was extracted from the vLLM wheels with ``ast`` (see its README). This
+tool keeps every registry's exact source order and adds what logscan needs on top: a
+normalised role (what the registry serves), the scheme the checkpoint asks for, and a cost
+class per rung *relative to that scheme* (Marlin is native in the WNA16 registry and for
+gpt-oss MXFP4 MoE, weight-only in the FP8/NVFP4/MXFP8 ones).
+
+Usage: python tools/ladders_from_reference.py ../shared/reference/vllm patterns/vllm/ladders
+Needs ``tomli-w`` (``pip install tomli-w``); not a runtime dependency of logscan.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import tomli_w
+
+COMPUTE = {"native": "native", "weight_only": "weight_only", "emulation": "emulated",
+           "dequant_at_load": "dequant_at_load", "portable": "portable"}
+
+#: role prefix -> (role, scheme, weight-only by design)
+LINEAR_ROLES = [
+    (r"^int8 scaled-mm", "int8 linear", "INT8 W8A8", False),
+    (r"^fp8 scaled-mm", "fp8 linear", "FP8 W8A8", False),
+    (r"^fp8 block-scaled", "fp8 block linear", "FP8 W8A8 block-scaled", False),
+    (r"^fp8 weight-only", "fp8 weight-only linear", "FP8 W8A16", True),
+    (r"^mixed_precision", "wna16 linear", "WNA16 (W4A16 / W8A16, GPTQ / AWQ)", True),
+    (r"^mxfp8 linear", "mxfp8 linear", "MXFP8 W8A8", False),
+    (r"^nvfp4 linear", "nvfp4 linear", "NVFP4 W4A4", False),
+    (r"^mxfp6 linear", "mxfp6 linear", "MXFP6", False),
+    (r"^mxfp4 linear", "mxfp4 linear", "MXFP4 W4A4", False),
+    (r"^scaled-mm \(int8 and fp8", "scaled-mm linear (int8, fp8)", "FP8 / INT8 W8A8", False),
+]
+MOE_SCHEMES = {
+    "fp8": ("FP8 W8A8", False), "int8": ("INT8 W8A8", False), "int_wna16": ("WNA16", True),
+    "mxfp8": ("MXFP8 W8A8", False), "nvfp4": ("NVFP4 W4A4", False), "w4a8": ("W4A8", False),
+    "w4a8_int8": ("W4A8 INT8", False), "unquantized": ("BF16 / FP16", True),
+    "flashinfer_utils": ("FlashInfer MoE", False),
+}
+
+
+def name_cost(name: str) -> str:
+    """Cost class of a backend enum member with no experts classes (if-chain era)."""
+    n = name.upper()
+    if "EMULAT" in n:
+        return "emulated"
+    if "MARLIN" in n or "BF16" in n and "MXFP4" in n:
+        return "weight_only"
+    if "TRITON" in n and "MXFP4" not in n:
+        return "portable"
+    return "native"
+
+
+def convert(data: dict) -> dict:
+    kernels = {**data.get("kernels", {}), **data.get("moe_experts", {})}
+    out_regs = []
+    for name, reg in data["registries"].items():
+        kind = reg["kind"]
+        entry = {"name": name, "kind": kind, "file": reg.get("file", "")}
+        wo_by_design = False
+        if kind == "linear":
+            for pat, role, scheme, wo in LINEAR_ROLES:
+                if re.search(pat, reg["role"]):
+                    entry["role"], entry["scheme"], wo_by_design = role, scheme, wo
+                    break
+            else:
+                entry["role"], entry["scheme"] = reg["role"], ""
+        elif kind in ("moe", "if_chain"):
+            fam = name.split(":")[1] if ":" in name else "moe"
+            if fam == "nvfp4_utils":
+                entry["role"], entry["scheme"] = "nvfp4 linear (backend enum)", "NVFP4 W4A4"
+                kind = "if_chain"
+            else:
+                gpt_oss = fam == "mxfp4" and ("gpt_oss" in name or kind == "if_chain")
+                if fam == "mxfp4":
+                    scheme, wo_by_design = ("MXFP4 W4A16 (gpt-oss)", True) if gpt_oss else ("MXFP4 W4A4", False)
+                else:
+                    scheme, wo_by_design = MOE_SCHEMES.get(fam, (fam, False))
+                entry["role"] = f"{fam} moe" + (" (gpt-oss)" if gpt_oss else "")
+                entry["scheme"] = scheme
+        else:
+            entry["role"] = "attention " + (reg.get("when") or "")[:80]
+            entry["scheme"] = ""
+        platforms = {p: list(v) for p, v in reg.get("platforms", {}).items()}
+        if kind == "if_chain" and reg.get("steps"):
+            order = []
+            for step in reg["steps"]:
+                b = step["backend"].split(".")[-1]
+                if b not in order:
+                    order.append(b)
+            platforms = {"ANY": order}
+        entry["platforms"] = platforms
+        cost = {}
+        for rungs in platforms.values():
+            for k in rungs:
+                if kind == "attention":
+                    continue
+                if k in kernels:
+                    c = COMPUTE.get(kernels[k].get("compute"), "unknown")
+                elif reg.get("backend_classes", {}).get(k):
+                    cs = [COMPUTE.get(kernels.get(x, {}).get("compute"), "unknown") for x in reg["backend_classes"][k]]
+                    c = cs[0]
+                else:
+                    c = name_cost(k)
+                if wo_by_design and c == "weight_only":
+                    c = "native"
+                cost[k] = c
+        if cost:
+            entry["cost"] = cost
+        enum = data.get("backend_enums", {}).get(reg.get("enum", ""))
+        if enum:
+            aliases = {str(v): n for n, v in enum["members"] if str(v) != n and isinstance(v, str)}
+            if aliases:
+                entry["aliases"] = aliases
+        out_regs.append(entry)
+    out_kernels = {}
+    for k, info in kernels.items():
+        kk = {"cost_class": COMPUTE.get(info.get("compute"), "unknown")}
+        if info.get("min_capability") is not None:
+            kk["min_capability"] = int(info["min_capability"])
+        if info.get("gate"):
+            kk["gate"] = info["gate"][:400]
+        if info.get("log_name") and info["log_name"] != k:
+            kk["aliases"] = [info["log_name"]]
+        out_kernels[k] = kk
+    return {"engine": "vllm", "version": data["version"],
+            "source": "shared/reference/vllm/ladders-%s.json (ast over the vLLM wheel)" % data["version"],
+            "registry": out_regs, "kernel": out_kernels}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    src, dst = Path(argv[1]), Path(argv[2])
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in sorted(src.glob("ladders-*.json")):
+        data = json.loads(f.read_text())
+        out = dst / f"{data['version']}.toml"
+        out.write_text("# Generated by tools/ladders_from_reference.py; edit the tool, not this file.\n"
+                       + tomli_w.dumps(convert(data)))
+        print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -55,6 +55,17 @@ def name_cost(name: str) -> str:
     return "native"
 
 
+def activation_scaling(cls: str) -> str | None:
+    """Activation scaling a scaled-mm kernel applies, read from its class name (vLLM naming)."""
+    if "PerTensor" in cls:
+        return "per-tensor"
+    if "PerToken" in cls or "ChannelWise" in cls or "RowWise" in cls:
+        return "per-token"
+    if "BlockScaled" in cls or "BlockWise" in cls:
+        return "block"
+    return None
+
+
 def convert(data: dict) -> dict:
     kernels = {**data.get("kernels", {}), **data.get("moe_experts", {})}
     out_regs = []
@@ -124,6 +135,9 @@ def convert(data: dict) -> dict:
             kk["min_capability"] = int(info["min_capability"])
         if info.get("gate"):
             kk["gate"] = info["gate"][:400]
+        scaling = activation_scaling(k)
+        if scaling:
+            kk["activation_scaling"] = scaling
         if info.get("log_name") and info["log_name"] != k:
             kk["aliases"] = [info["log_name"]]
         out_kernels[k] = kk

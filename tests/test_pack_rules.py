@@ -1,0 +1,69 @@
+"""Every pack rule's examples are recognised by that very rule through the real matcher,
+and its counter-examples by none of its own regexes; every prefix format parses its examples."""
+from __future__ import annotations
+
+import pytest
+
+from logscan.match import Matcher
+from logscan.models import Record
+from logscan.packs.loader import default_packs
+from logscan.sources.prefix import PrefixParser
+
+_PACKS = default_packs()
+_RULES = [cr for p in _PACKS.packs.values() for cr in p.rules]
+
+
+def _ids(crs):
+    return [cr.rule.id for cr in crs]
+
+
+@pytest.mark.parametrize("cr", _RULES, ids=_ids(_RULES))
+def test_examples_match_their_rule(cr):
+    for example in cr.rule.examples:
+        m = Matcher(_PACKS)
+        rec = Record(source="t", line=1, message=example)
+        events = list(m.feed(rec)) + list(m.flush())
+        assert events, f"{cr.rule.id}: no rule recognised example {example!r}"
+        assert events[0].rule == cr.rule.id, (
+            f"{cr.rule.id}: example {example!r} was taken by {events[0].rule} (rule order shadows it)")
+
+
+@pytest.mark.parametrize("cr", _RULES, ids=_ids(_RULES))
+def test_counter_examples_do_not_match(cr):
+    for example in cr.rule.counter_examples:
+        assert cr.regex.search(example) is None, f"{cr.rule.id} matched counter-example {example!r}"
+
+
+@pytest.mark.parametrize("cr", _RULES, ids=_ids(_RULES))
+def test_every_example_holds_a_keyword(cr):
+    """The prefilter only lets lines through that contain a keyword: an example without one is dead."""
+    for example in cr.rule.examples:
+        low = example.lower()
+        assert any(k.lower() in low for k in cr.rule.keywords), f"{cr.rule.id}: {example!r} has no keyword"
+
+
+def test_rule_ids_are_unique_across_packs():
+    ids = [cr.rule.id for cr in _RULES]
+    assert len(ids) == len(set(ids))
+
+
+def test_finding_codes_of_rules_exist():
+    for cr in _RULES:
+        if cr.rule.finding:
+            assert cr.rule.finding in _PACKS.findings.code
+
+
+@pytest.mark.parametrize("engine", sorted(_PACKS.packs))
+def test_prefix_examples_parse(engine):
+    pack = _PACKS.packs[engine]
+    parser = PrefixParser(_PACKS)
+    for pf in pack.prefixes:
+        for ex in pf.spec.examples:
+            rec = parser.parse("t", 1, ex)
+            assert rec.prefix_format is not None, f"{pf.spec.id}: {ex!r} not parsed"
+    for tag in pack.processes:
+        for ex in tag.spec.examples:
+            assert parser.parse("t", 1, ex).process, f"{tag.spec.id}: {ex!r} has no process"
+    for w in pack.wrappers:
+        for ex in w.spec.examples:
+            assert w.regex.match(ex), f"wrapper {w.spec.id}: {ex!r}"

@@ -17,6 +17,7 @@ from packaging.version import Version
 from ..models import (COST_ORDER, CostClass, EngineInfo, Event, Finding, Run, RunConfig,
                       Selection, Severity)
 from ..packs.loader import CompiledRule, Pack, PackSet
+from .archs import check_compiled, parse_cc, parse_compiled
 from .ladders import LadderIndex, parse_version
 
 _KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
@@ -197,10 +198,32 @@ class Analyzer:
                 v = Version(hi)
             elif run.version:
                 info.version_source = "logged"
-                info.version_evidence = f"line {run.version_line} (not a release number; newest ladder used)"
+                info.version_evidence = f"line {run.version_line}" + (
+                    " (not a release number; newest ladder used)" if idx is not None and idx.releases else "")
         if idx is not None:
             info.ladder_version = idx.pick_release(v)
         return info
+
+    # -- compiled architectures ----------------------------------------------------------
+    def _fact(self, run: _RunState, name: str) -> Optional[str]:
+        c = run.config
+        return getattr(c, name, None) if name in RunConfig.model_fields and name != "extra" else c.extra.get(name)
+
+    def _arch_check(self, run: _RunState, pack: Pack, add_finding) -> None:
+        """Pack ``[arch_check]``: flag a build whose compiled archs lack the device's family."""
+        ac = pack.meta.arch_check
+        if ac is None:
+            return
+        device = parse_cc(self._fact(run, ac.device_fact))
+        compiled = parse_compiled(self._fact(run, ac.compiled_fact) or "", ac.compiled_scale)
+        if device is None or not compiled:
+            return
+        verdict = check_compiled(device, compiled)
+        if verdict.family_compiled:
+            return
+        ev = next((e for e in reversed(run.events)
+                   if ac.compiled_fact in self.rules[e.rule][0].rule.sets), run.events[-1])
+        add_finding(ac.finding, ev, ev.rule, reasons=[verdict.reason], inferred=True)
 
     # -- closing a run ----------------------------------------------------------------------
     def _close(self, run: _RunState) -> Run:
@@ -280,6 +303,7 @@ class Analyzer:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
                             remedy=fill(r.remedy, g) if r.remedy else None)
 
+        self._arch_check(run, pack, add_finding)
         selections = []
         for s in sels.values():
             s.selection.ranks = sorted(s.ranks)

@@ -118,10 +118,25 @@ class NameCost(_Strict):
     why: str = ""
 
 
+class ArchCheck(_Strict):
+    """Compare the device's compute capability with the architectures the binary was compiled for.
+
+    Engines that pick kernels by a compile-time ``__CUDA_ARCH__`` (llama.cpp) run the highest
+    compiled arch not above the device's; a build without the device's family runs an older
+    family's code (or none). Both facts are run facts set by rules.
+    """
+
+    device_fact: str = "compute_capability"  #: run fact holding the cc as digits, e.g. ``90``, ``120``
+    compiled_fact: str = "compiled_archs"  #: run fact holding the compiled list, e.g. ``750,900,1200``
+    compiled_scale: int = Field(default=10, ge=1)  #: compiled value = cc digits x this
+    finding: str = "ARCH_NOT_COMPILED"
+
+
 class PackFile(_Strict):
     """``patterns/<engine>/pack.toml``."""
 
     pack: PackMeta
+    arch_check: Optional[ArchCheck] = None
     name_cost: list[NameCost] = Field(default_factory=list)
     wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
     process: list[ProcessTag] = Field(default_factory=list)

@@ -138,6 +138,35 @@ class EngineInfo(BaseModel):
     version_evidence: Optional[str] = None
     ladder_version: Optional[str] = None  #: the shipped ladder release used for rung positions
     platform: Optional[str] = None
+    #: ``logged`` (a platform line or the config's device), ``inferred`` (from platform-only
+    #: kernel or backend names, see ``platform_evidence``) or ``unknown`` (CUDA ladders assumed)
+    platform_source: str = "unknown"
+    platform_evidence: Optional[str] = None
+
+
+class AttentionChoice(BaseModel):
+    """An attention backend the run selected (vLLM ``platforms/*.py``, ``attention/selector.py``).
+
+    Kept apart from ``selections``: attention is not a quantized GEMM, and its name is not a
+    ``kernel`` (JSON consumers count ``kernel`` objects as quantized-kernel selections).
+    """
+
+    backend: str  #: the name as the log prints it, e.g. ``FLASH_ATTN``, ``Flash Attention``
+    candidates: list[str] = Field(default_factory=list)  #: "out of potential backends: [...]"
+    ranks: list[str] = Field(default_factory=list)
+    line: int
+    evidence: str
+    rule: str
+
+
+class KvCache(BaseModel):
+    """KV-cache dtype asked for (config ``kv_cache_dtype``) versus the one a line says is in effect."""
+
+    requested: Optional[str] = None  #: from the config line / non-default args (``auto`` = model dtype)
+    requested_line: Optional[int] = None
+    in_effect: Optional[str] = None  #: from a line that states the dtype used (e.g. a cast, a scale line)
+    in_effect_line: Optional[int] = None
+    evidence: Optional[str] = None  #: the line stating ``in_effect``
 
 
 class RunConfig(BaseModel):
@@ -165,6 +194,8 @@ class Run(BaseModel):
     selections: list[Selection] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     worst_cost_class: Optional[CostClass] = None
+    attention: list[AttentionChoice] = Field(default_factory=list)  #: attention backends chosen
+    kv_cache: Optional[KvCache] = None  #: KV-cache dtype asked for and in effect, when the log says
 
 
 class InputStats(BaseModel):

@@ -9,7 +9,20 @@ from logscan.packs.loader import default_packs
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-SHARED = ROOT.parent / "shared"
+
+
+def _find_shared() -> Path:
+    """The read-only ``shared/`` folder (reference data, corpus): beside the checkout, or
+    ``LOGSCAN_SHARED``, or ``/work/shared`` for work trees nested deeper."""
+    import os
+
+    for cand in (os.environ.get("LOGSCAN_SHARED"), ROOT.parent / "shared", ROOT.parent.parent / "shared"):
+        if cand and Path(cand).is_dir():
+            return Path(cand)
+    return ROOT.parent / "shared"
+
+
+SHARED = _find_shared()
 
 
 @pytest.fixture(scope="session")

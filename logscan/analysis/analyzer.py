@@ -14,15 +14,29 @@ from typing import Iterator, Optional
 import regex
 from packaging.version import Version
 
-from ..models import (COST_ORDER, CostClass, EngineInfo, Event, Finding, Run, RunConfig,
-                      Selection, Severity)
+from ..models import (COST_ORDER, AttentionChoice, CostClass, EngineInfo, Event, Finding, KvCache, Run,
+                      RunConfig, Selection, Severity)
 from ..packs.loader import CompiledRule, Pack, PackSet
 from .archs import check_compiled, parse_cc, parse_compiled
-from .ladders import LadderIndex, parse_version
+from .era import EraHint, infer_release
+from .ladders import LadderIndex, norm, parse_version
 
 _KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
 _DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
 _FIELD = regex.compile(r"\{(\w+)\}")
+_LIST_ITEM = regex.compile(r"[\w.\-/]{1,80}")
+
+#: Platforms that have their own ladders (registry platform keys other than these are branch labels).
+PLATFORMS = ("CUDA", "ROCM", "XPU", "CPU", "TPU")
+
+#: KV-cache dtype spellings that mean the same storage (vLLM ``CacheDType``: ``fp8`` is e4m3).
+_KV_SAME = {"fp8": "fp8_e4m3", "bf16": "bfloat16", "fp16": "float16", "half": "float16"}
+
+
+def kv_norm(dtype: str) -> str:
+    """Canonical KV-cache dtype name: ``fp8`` -> ``fp8_e4m3``, ``bf16`` -> ``bfloat16``, ``torch.`` dropped."""
+    d = dtype.strip().strip("'\"").lower().replace("torch.", "")
+    return _KV_SAME.get(d, d)
 
 #: vLLM releases whose sources the reference data covers; the candidates of version inference.
 KNOWN_RELEASES = ["0.5.5", "0.6.6.post1", "0.7.3", "0.8.5.post1", "0.9.2", "0.10.2", "0.11.2",
@@ -45,6 +59,9 @@ def _unquote(v: str) -> str:
 class _Sel:
     selection: Selection
     ranks: set[str] = field(default_factory=set)
+    #: who printed it: rank, process name, or ``main`` for an untagged line (the driver / rank 0)
+    printers: set[str] = field(default_factory=set)
+    events: list[Event] = field(default_factory=list)
 
 
 @dataclass
@@ -58,6 +75,10 @@ class _RunState:
     version_line: Optional[int] = None
     config: RunConfig = field(default_factory=RunConfig)
     platform: Optional[str] = None
+    platform_line: Optional[int] = None
+    kv_requested_line: Optional[int] = None
+    kv_used: Optional[tuple[str, Event]] = None
+    attention: list[tuple[str, Event]] = field(default_factory=list)
     rules_seen: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     findings: dict[tuple, Finding] = field(default_factory=dict)
@@ -132,12 +153,19 @@ class Analyzer:
                 run.version, run.version_line = value, ev.line
         elif key == "platform":
             run.platform = value.upper()
+            run.platform_line = ev.line
+        elif key == "kv_cache_dtype_used":
+            run.kv_used = (value, ev)
+        elif key == "attention_backend":
+            if len(run.attention) < 256:
+                run.attention.append((value, ev))
         elif key == "model":
             c.model = c.model or value
         elif key == "quantization":
             c.quantization = c.quantization or value
         elif key == "kv_cache_dtype":
-            c.kv_cache_dtype = c.kv_cache_dtype or value
+            if not c.kv_cache_dtype:
+                c.kv_cache_dtype, run.kv_requested_line = value, ev.line
         elif key == "compute_capability":
             c.compute_capability = c.compute_capability or value
         elif key == "gpu":
@@ -153,49 +181,76 @@ class Analyzer:
                 elif k == "dtype":
                     c.dtype = c.dtype or v.replace("torch.", "")
                 elif k == "kv_cache_dtype":
-                    c.kv_cache_dtype = c.kv_cache_dtype or v
+                    if not c.kv_cache_dtype and v:
+                        c.kv_cache_dtype, run.kv_requested_line = v, ev.line
                 elif k == "tensor_parallel_size" and v.isdigit():
                     c.tensor_parallel_size = c.tensor_parallel_size or int(v)
                 elif k == "device" and v and v != "auto":
-                    run.platform = run.platform or v.upper()
+                    if not run.platform:
+                        run.platform, run.platform_line = v.upper(), ev.line
                 elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len"):
                     c.extra.setdefault(k, v)
         else:
             c.extra.setdefault(key, value)
 
     # -- version ---------------------------------------------------------------------------
+    def _kernel_of(self, cr: CompiledRule, ev: Event) -> Optional[str]:
+        r = cr.rule
+        kernel = fill(r.kernel, ev.groups) if r.kernel else ev.groups.get("kernel")
+        kernel = kernel.strip() if kernel else None
+        return kernel or None
+
+    def _era_hints(self, run: _RunState) -> list[EraHint]:
+        """Era evidence of a run: rule ``versions``, line-format ``versions``, kernel classes on ladders."""
+        hints: list[EraHint] = []
+        for rid in run.rules_seen:
+            cr, _ = self.rules[rid]
+            if cr.versions is not None:
+                hints.append(EraHint.from_spec(f"{rid} ({cr.rule.versions})", cr.versions))
+        for pack in self.packs.packs.values():
+            if pack.engine != run.engine:
+                continue
+            for pf in pack.prefixes + pack.processes:
+                if pf.versions is not None and self.prefix_formats.get(pf.spec.id):
+                    hints.append(EraHint.from_spec(f"line format {pf.spec.id} ({pf.spec.versions})", pf.versions))
+        idx = self.ladders.get(run.engine)
+        if idx is not None:
+            seen: set[str] = set()
+            for ev in run.events:
+                cr, _ = self.rules[ev.rule]
+                if not cr.rule.family:
+                    continue
+                kernel = self._kernel_of(cr, ev)
+                if not kernel or norm(kernel) in seen:
+                    continue
+                seen.add(norm(kernel))
+                rels = idx.releases_holding_class(kernel)
+                if rels and len(rels) < len(idx.releases):
+                    lo, hi = min(rels, key=Version), max(rels, key=Version)
+                    span = lo if lo == hi else f"{lo} .. {hi}"
+                    hints.append(EraHint.from_releases(f"kernel class {kernel} (on the ladders of {span})",
+                                                       frozenset(rels)))
+        return hints
+
     def _engine_info(self, run: _RunState) -> EngineInfo:
         idx = self.ladders.get(run.engine)
         info = EngineInfo(name=run.engine, platform=run.platform)
+        if run.platform:
+            info.platform_source = "logged"
+            info.platform_evidence = f"line {run.platform_line}" if run.platform_line else None
         v = parse_version(run.version)
         if run.version and v is not None:
             info.version, info.version_source = run.version, "logged"
             info.version_evidence = f"line {run.version_line}"
         else:
-            specs = []
-            why = []
-            for rid in run.rules_seen:
-                cr, _ = self.rules[rid]
-                if cr.versions is not None:
-                    specs.append(cr.versions)
-                    why.append(f"{rid} ({cr.rule.versions})")
-            for pack in self.packs.packs.values():
-                if pack.engine != run.engine:
-                    continue
-                for pf in pack.prefixes + pack.processes:
-                    if pf.versions is not None and self.prefix_formats.get(pf.spec.id):
-                        specs.append(pf.versions)
-                        why.append(f"line format {pf.spec.id} ({pf.spec.versions})")
-            cands = [rel for rel in KNOWN_RELEASES if all(Version(rel) in s for s in specs)] if specs else []
+            guess = infer_release(self._era_hints(run), KNOWN_RELEASES)
             if run.version:
                 info.version = run.version
-            if cands:
-                lo, hi = cands[0], cands[-1]
+            if guess is not None:
                 info.version_source = "inferred"
-                rng = lo if lo == hi else f"{lo} .. {hi}"
                 prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
-                info.version_evidence = f"{prefix}releases {rng} fit: " + "; ".join(why)
-                v = Version(hi)
+                info.version_evidence = prefix + guess.describe()
+                v = Version(guess.newest)
             elif run.version:
                 info.version_source = "logged"
                 info.version_evidence = f"line {run.version_line}" + (
@@ -225,11 +280,49 @@ class Analyzer:
                    if ac.compiled_fact in self.rules[e.rule][0].rule.sets), run.events[-1])
         add_finding(ac.finding, ev, ev.rule, reasons=[verdict.reason], inferred=True)
 
+    def _infer_platform(self, run: _RunState, info: EngineInfo, pack: Pack) -> None:
+        """No platform line: infer it from names only one platform has (ladders, pack hints)."""
+        if run.platform:
+            return
+        idx = self.ladders.get(run.engine)
+        votes: dict[str, list[str]] = {}
+        names: list[str] = []
+        for ev in run.events:
+            cr, _ = self.rules[ev.rule]
+            if cr.rule.family:
+                k = self._kernel_of(cr, ev)
+                if k:
+                    names.append(k)
+        names += [name for name, _ in run.attention]
+        for name in dict.fromkeys(names):
+            plats: set[str] = set()
+            why = ""
+            if idx is not None and info.ladder_version:
+                plats = {p for p in idx.platforms_holding(info.ladder_version, name) if p in PLATFORMS}
+                why = f"{name} is only on the {next(iter(plats), '')} ladders of vLLM {info.ladder_version}"
+            if len(plats) != 1:
+                plats, why = set(), ""
+                for h in pack.meta.platform_hint:
+                    if regex.search(h.pattern, name):
+                        plats, why = {h.platform}, f"{name}: {h.why or 'a ' + h.platform + '-only name'}"
+                        break
+            if len(plats) == 1:
+                votes.setdefault(next(iter(plats)), []).append(why)
+        if not votes:
+            return
+        plat = max(sorted(votes), key=lambda p: len(votes[p]))
+        run.platform = info.platform = plat
+        info.platform_source = "inferred"
+        info.platform_evidence = "; ".join(votes[plat][:4])
+        if len(votes) > 1:
+            info.platform_evidence += " (outvoted: " + ", ".join(p for p in sorted(votes) if p != plat) + ")"
+
     # -- closing a run ----------------------------------------------------------------------
     def _close(self, run: _RunState) -> Run:
         info = self._engine_info(run)
         idx = self.ladders.get(run.engine)
         pack = self.packs.packs[run.engine]
+        self._infer_platform(run, info, pack)
         sels: dict[tuple[str, str], _Sel] = {}
         findings: dict[str, Finding] = {}
         codes = self.packs.findings
@@ -258,8 +351,7 @@ class Analyzer:
             cr, _ = self.rules[ev.rule]
             r = cr.rule
             g = dict(ev.groups)
-            kernel = fill(r.kernel, g) if r.kernel else g.get("kernel")
-            kernel = kernel.strip() if kernel else None
+            kernel = self._kernel_of(cr, ev)
             reasons = list(ev.items)
             if g.get("reason") and g["reason"].strip():
                 reasons.insert(0, g["reason"].strip())
@@ -290,6 +382,9 @@ class Analyzer:
                     sels[key] = _Sel(sel)
                 if rank:
                     sels[key].ranks.add(rank)
+                sels[key].printers.add(rank or "main")
+                if len(sels[key].events) < 8:
+                    sels[key].events.append(ev)
                 if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
                     code = codes.cost_class_finding[cost.value]
                     add_finding(code, ev, r.id, kernel=kernel, inferred=True,
@@ -308,10 +403,71 @@ class Analyzer:
         for s in sels.values():
             s.selection.ranks = sorted(s.ranks)
             selections.append(s.selection)
+        self._rank_divergence(sels, add_finding)
+        attention = self._attention(run)
+        kv = self._kv_cache(run, add_finding)
         order = {c: i for i, c in enumerate(COST_ORDER)}
         sev = {"error": 0, "warning": 1, "info": 2}
         fl = sorted(findings.values(), key=lambda f: (sev[f.severity.value], f.line, f.code))
         worst = min((s.cost_class for s in selections), key=lambda c: order[c], default=None)
         return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                    engine=info, config=run.config, selections=selections, findings=fl,
-                   worst_cost_class=worst)
+                   worst_cost_class=worst, attention=attention, kv_cache=kv)
+
+    # -- ranks, attention, KV cache -------------------------------------------------------
+    @staticmethod
+    def _rank_divergence(sels: dict, add_finding) -> None:
+        """RANK_DIVERGENCE: one layer family, different kernels, printed by disjoint sets of ranks.
+
+        Ranks of one engine build the same layers on the same GPU model, so they should walk
+        the ladder to the same rung; when they do not (mixed GPUs, a rank missing a package),
+        the slowest rank sets the pace of every collective.
+        """
+        by_family: dict[str, list[_Sel]] = {}
+        for s in sels.values():
+            by_family.setdefault(s.selection.family, []).append(s)
+        for family, group in sorted(by_family.items()):
+            if len(group) < 2 or len({x.selection.kernel for x in group}) < 2:
+                continue
+            ranked = sorted(group, key=lambda x: x.selection.line)
+            disjoint = all(a.printers.isdisjoint(b.printers) for i, a in enumerate(ranked) for b in ranked[i + 1:])
+            if not disjoint:
+                continue
+            reasons = [f"{', '.join(sorted(x.printers))}: {x.selection.kernel} (line {x.selection.line})"
+                       for x in ranked]
+            add_finding("RANK_DIVERGENCE", ranked[-1].events[0], ranked[-1].selection.rule, reasons=reasons,
+                        title=f"ranks chose different kernels for {family}: "
+                              + " vs ".join(x.selection.kernel for x in ranked))
+
+    def _attention(self, run: _RunState) -> list[AttentionChoice]:
+        """Attention backends chosen (rules ``sets = { attention_backend = ... }``), one per name, ranks merged."""
+        out: dict[str, AttentionChoice] = {}
+        for name, ev in run.attention:
+            key = norm(name)
+            if not key:
+                continue
+            who = ev.rank or ev.process
+            if key not in out:
+                cands = ev.groups.get("candidates") or ""
+                out[key] = AttentionChoice(backend=name.strip(), candidates=_LIST_ITEM.findall(cands)[:32],
+                                           line=ev.line, evidence=ev.message[:2000], rule=ev.rule)
+            if who and who not in out[key].ranks:
+                out[key].ranks = sorted([*out[key].ranks, who])
+        return list(out.values())
+
+    @staticmethod
+    def _kv_cache(run: _RunState, add_finding) -> Optional[KvCache]:
+        """KV-cache dtype asked for versus in effect; a quantized request that did not hold is
+        KV_CACHE_DTYPE_FALLBACK (unless a rule already raised it from the line itself)."""
+        req = run.config.kv_cache_dtype
+        if not req and run.kv_used is None:
+            return None
+        kv = KvCache(requested=req, requested_line=run.kv_requested_line)
+        if run.kv_used is not None:
+            used, ev = run.kv_used
+            kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, ev.message[:2000]
+            if req and kv_norm(req) != "auto" and kv_norm(req) != kv_norm(used):
+                add_finding("KV_CACHE_DTYPE_FALLBACK", ev, ev.rule,
+                            reasons=[f"requested kv_cache_dtype={req} (line {run.kv_requested_line}), "
+                                     f"in effect {used} (line {ev.line})"])
+        return kv

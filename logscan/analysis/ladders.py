@@ -51,6 +51,39 @@ class LadderIndex:
     def __init__(self, pack: Pack):
         self.pack = pack
         self.releases = sorted(pack.ladders, key=Version)
+        #: normalised kernel class name (or its logged alias) -> releases whose ladders hold it
+        self._class_releases: dict[str, set[str]] = {}
+        for rel, ladder in pack.ladders.items():
+            for cls, k in ladder.kernel.items():
+                for name in [cls, *k.aliases]:
+                    self._class_releases.setdefault(norm(name), set()).add(rel)
+
+    def releases_holding_class(self, name: str) -> set[str]:
+        """Shipped releases whose ladders define the kernel class ``name`` (exact, case/punctuation-insensitive).
+
+        Enum members such as ``MARLIN`` are not classes and give the empty set: they say
+        nothing of the era. Used as an era hint by version inference.
+        """
+        return set(self._class_releases.get(norm(name), ()))
+
+    def platforms_holding(self, release: str, name: str) -> set[str]:
+        """Platforms whose lists in ``release`` hold ``name`` exactly (no substring match)."""
+        ladder = self.pack.ladders.get(release)
+        if ladder is None:
+            return set()
+        n = norm(name)
+        out: set[str] = set()
+        for reg in ladder.registry:
+            if reg.kind == "attention":
+                continue
+            target = reg.aliases.get(name)
+            for p, rungs in reg.platforms.items():
+                for r in rungs:
+                    k = ladder.kernel.get(r)
+                    if r == target or norm(r) == n or (k and any(norm(a) == n for a in k.aliases)):
+                        out.add(p)
+                        break
+        return out
 
     def pick_release(self, version: Optional[Version]) -> Optional[str]:
         """Newest shipped ladder release <= ``version``; the newest of all when ``version`` is None.
@@ -83,10 +116,10 @@ class LadderIndex:
         for alias, member in reg.aliases.items():
             if norm(alias) == n and member in rungs:
                 return rungs.index(member)
-        if len(n) >= 4:
-            for i, r in enumerate(rungs):
-                if n in norm(r):
-                    return i
+        if len(n) >= 4:  # a short logged label ("Cutlass"): the least-qualified rung holding it wins
+            hits = [(len(norm(r)), i) for i, r in enumerate(rungs) if n in norm(r)]
+            if hits:
+                return min(hits)[1]
         return None
 
     def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str]) -> Optional[Placement]:

@@ -17,7 +17,14 @@ def _run(run: Run) -> list[str]:
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
            f"  engine   {e.name} {ver} ({how})"]
     if e.ladder_version:
-        out.append(f"  ladders  {e.name} {e.ladder_version}" + (f", platform {e.platform}" if e.platform else ""))
+        plat = ""
+        if e.platform:
+            plat = f", platform {e.platform}"
+            if e.platform_source == "inferred":
+                plat += f" (inferred: {e.platform_evidence})"
+        out.append(f"  ladders  {e.name} {e.ladder_version}{plat}")
+    elif e.version:
+        out.append(f"  ladders  none shipped for {e.name} {e.version}")
     c = run.config
     facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
                                      ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
@@ -39,6 +46,13 @@ def _run(run: Run) -> list[str]:
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
     else:
         out.append("  no quantized kernel selection in this run")
+    if run.attention:
+        out.append("  attention " + "; ".join(
+            f"{a.backend} (line {a.line}" + (f", {','.join(a.ranks)}" if a.ranks else "") + ")" for a in run.attention))
+    if run.kv_cache and (run.kv_cache.in_effect or (run.kv_cache.requested or "auto") != "auto"):
+        kv = run.kv_cache
+        out.append(f"  kv cache  requested {kv.requested or 'unknown'}"
+                   + (f", in effect {kv.in_effect} (line {kv.in_effect_line})" if kv.in_effect else ", in effect: no line says"))
     if run.findings:
         out.append("")
         out.append("  Findings (worst first):")

@@ -132,12 +132,25 @@ class ArchCheck(_Strict):
     finding: str = "ARCH_NOT_COMPILED"
 
 
+class PlatformHint(_Strict):
+    """A kernel or attention-backend name that only one platform prints (e.g. ``AITER`` -> ROCm).
+
+    Used to infer the platform of a run that has no "Automatically detected platform" line;
+    the ladders themselves are the other source (a class on one platform's list only).
+    """
+
+    pattern: str  #: regex over the kernel / backend name
+    platform: Literal["CUDA", "ROCM", "XPU", "CPU", "TPU"]
+    why: str = ""
+
+
 class PackFile(_Strict):
     """``patterns/<engine>/pack.toml``."""
 
     pack: PackMeta
     arch_check: Optional[ArchCheck] = None
     name_cost: list[NameCost] = Field(default_factory=list)
+    platform_hint: list[PlatformHint] = Field(default_factory=list)
     wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
     process: list[ProcessTag] = Field(default_factory=list)
     prefix: list[PrefixFormat] = Field(default_factory=list)

@@ -1,0 +1,73 @@
+"""Infer the engine release of a log that prints no usable version, from era hints.
+
+An era hint is one thing seen in the log that only some releases print: a line-prefix or
+process-tag format (``pack.toml`` ``versions``), a rule whose template exists only in some
+releases (rule ``versions``), or a kernel class name that only some releases' ladders hold.
+Each hint is a set of releases; the releases that satisfy the most hints win (ties: all of
+them are reported, the newest is used for the ladder). Hints that disagree with the winners
+are named, so the report never hides contradicting evidence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+
+@dataclass(frozen=True)
+class EraHint:
+    """One piece of era evidence: what was seen (``why``) and the releases it allows."""
+
+    why: str
+    allows: Callable[[str], bool]
+
+    @classmethod
+    def from_spec(cls, why: str, spec: SpecifierSet) -> "EraHint":
+        """A hint from a PEP 440 specifier (rule or prefix ``versions``)."""
+        return cls(why, lambda rel, s=spec: Version(rel) in s)
+
+    @classmethod
+    def from_releases(cls, why: str, releases: frozenset[str]) -> "EraHint":
+        """A hint from an explicit release set (e.g. the ladders that hold a kernel class)."""
+        return cls(why, lambda rel, r=releases: rel in r)
+
+
+@dataclass(frozen=True)
+class EraGuess:
+    """Result of ``infer_release``: fitting releases (oldest first), evidence, disagreeing hints."""
+
+    releases: list[str]
+    evidence: list[str]
+    disagreeing: list[str]
+
+    @property
+    def newest(self) -> str:
+        return self.releases[-1]
+
+    def describe(self) -> str:
+        """``releases A .. B fit: hint; hint`` plus the hints that do not fit, if any."""
+        lo, hi = self.releases[0], self.releases[-1]
+        rng = lo if lo == hi else f"{lo} .. {hi}"
+        text = f"releases {rng} fit: " + "; ".join(self.evidence)
+        if self.disagreeing:
+            text += " (disagreeing, outvoted: " + "; ".join(self.disagreeing) + ")"
+        return text
+
+
+def infer_release(hints: list[EraHint], known: list[str]) -> Optional[EraGuess]:
+    """Pick the ``known`` releases (sorted oldest first) that satisfy the most ``hints``.
+
+    Returns None when there is no hint or no release satisfies any of them.
+    """
+    if not hints:
+        return None
+    scores = {rel: sum(1 for h in hints if h.allows(rel)) for rel in known}
+    best = max(scores.values(), default=0)
+    if best == 0:
+        return None
+    winners = [rel for rel in known if scores[rel] == best]
+    agree = [h.why for h in hints if any(h.allows(r) for r in winners)]
+    disagree = [h.why for h in hints if not any(h.allows(r) for r in winners)]
+    return EraGuess(winners, agree, disagree)

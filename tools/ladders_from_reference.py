@@ -42,6 +42,9 @@ MOE_SCHEMES = {
     "flashinfer_utils": ("FlashInfer MoE", False),
 }
 
+#: oracle module -> the format word vLLM prints in "Using ... <Format> MoE backend" lines
+MOE_ROLE_NAMES = {"int_wna16": "wna16"}
+
 
 def name_cost(name: str) -> str:
     """Cost class of a backend enum member with no experts classes (if-chain era)."""
@@ -66,7 +69,23 @@ def activation_scaling(cls: str) -> str | None:
     return None
 
 
-def convert(data: dict) -> dict:
+#: Hand-kept labels of if-chain selectors (see the file's header for the sources).
+ALIASES_FILE = Path(__file__).with_name("ladder_aliases.toml")
+
+
+def load_aliases(path: Path = ALIASES_FILE) -> dict[str, dict[str, str]]:
+    """``{registry name: {printed label: enum member}}`` from ``ladder_aliases.toml`` (empty if absent)."""
+    import tomllib
+
+    if not path.is_file():
+        return {}
+    with path.open("rb") as fh:
+        return {k: dict(v) for k, v in tomllib.load(fh).items()}
+
+
+def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None) -> dict:
+    """One reference ladders JSON -> the TOML document of ``patterns/vllm/ladders/<v>.toml``."""
+    extra_aliases = load_aliases() if extra_aliases is None else extra_aliases
     kernels = {**data.get("kernels", {}), **data.get("moe_experts", {})}
     out_regs = []
     for name, reg in data["registries"].items():
@@ -91,7 +110,7 @@ def convert(data: dict) -> dict:
                     scheme, wo_by_design = ("MXFP4 W4A16 (gpt-oss)", True) if gpt_oss else ("MXFP4 W4A4", False)
                 else:
                     scheme, wo_by_design = MOE_SCHEMES.get(fam, (fam, False))
-                entry["role"] = f"{fam} moe" + (" (gpt-oss)" if gpt_oss else "")
+                entry["role"] = f"{MOE_ROLE_NAMES.get(fam, fam)} moe" + (" (gpt-oss)" if gpt_oss else "")
                 entry["scheme"] = scheme
         else:
             entry["role"] = "attention " + (reg.get("when") or "")[:80]
@@ -122,11 +141,16 @@ def convert(data: dict) -> dict:
                 cost[k] = c
         if cost:
             entry["cost"] = cost
+        aliases = {}
         enum = data.get("backend_enums", {}).get(reg.get("enum", ""))
         if enum:
             aliases = {str(v): n for n, v in enum["members"] if str(v) != n and isinstance(v, str)}
-            if aliases:
-                entry["aliases"] = aliases
+        rungs_all = {k for v in platforms.values() for k in v}
+        for label, member in extra_aliases.get(name, {}).items():
+            if member in rungs_all:
+                aliases.setdefault(label, member)
+        if aliases:
+            entry["aliases"] = aliases
         out_regs.append(entry)
     out_kernels = {}
     for k, info in kernels.items():

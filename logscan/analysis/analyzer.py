@@ -185,7 +185,7 @@ class Analyzer:
                         c.kv_cache_dtype, run.kv_requested_line = v, ev.line
                 elif k == "tensor_parallel_size" and v.isdigit():
                     c.tensor_parallel_size = c.tensor_parallel_size or int(v)
-                elif k == "device" and v and v != "auto":
+                elif k in ("device", "device_config") and regex.fullmatch(r"[A-Za-z]{2,10}", v or "") and v != "auto":
                     if not run.platform:
                         run.platform, run.platform_line = v.upper(), ev.line
                 elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len"):
@@ -369,7 +369,10 @@ class Analyzer:
                             cost = CostClass(nc.cost_class)
                             reasoning = f"cost class from the kernel name: {nc.why}"
                             break
-                key = (family, (placement.position.kernel_class if placement else kernel))
+                # one rung of one registry is one selection, whichever lines name it (a "Selected X"
+                # line and the engine's own warning about X are the same choice)
+                key = ((placement.registry.name, placement.position.kernel_class) if placement
+                       else (family, kernel))
                 rank = ev.rank or (ev.process if ev.process else None)
                 if key not in sels:
                     sel = Selection(

@@ -1,7 +1,12 @@
 """Plain-text report for people: a table of selections per run, then findings, worst first."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Optional
+
 from ..models import Report, Run
+
+if TYPE_CHECKING:
+    from ..gate.evaluate import GateResult
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -67,8 +72,8 @@ def _run(run: Run) -> list[str]:
     return out
 
 
-def render(report: Report) -> str:
-    """The text report; deterministic (no clock, no absolute paths added)."""
+def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
+    """The text report (and the gate's checks, worst first, when given); deterministic."""
     lines: list[str] = []
     for st in report.inputs:
         if st.error:
@@ -81,4 +86,27 @@ def render(report: Report) -> str:
         if lines:
             lines.append("")
         lines += _run(run)
+    if gate is not None:
+        lines += [""] + _gate(gate)
     return "\n".join(lines) + "\n"
+
+
+def _gate(gate: "GateResult") -> list[str]:
+    from ..gate.evaluate import VERDICT_ORDER
+
+    out = [f"Gate: {gate.verdict.value.upper()} (policy {gate.policy}"
+           + (f", baseline {gate.baseline}" if gate.baseline else "") + f", date {gate.date.isoformat()}; "
+           + ", ".join(f"{n} {v}" for v, n in gate.counts.items()) + ")"]
+    if gate.changes:
+        rows = [["LAYER FAMILY", "BASELINE", "RUNG", "COST CLASS", "NOW", "RUNG", "COST CLASS", "MOVE"]]
+        for ch in gate.changes:
+            o, n = ch.old, ch.new
+            rows.append([ch.family, o.kernel if o else "-", o.rung_text() if o else "-",
+                         o.cost_class.value if o else "-", n.kernel if n else "-", n.rung_text() if n else "-",
+                         n.cost_class.value if n else "-", ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")])
+        out += _table(rows)
+    for c in sorted(gate.checks, key=lambda c: VERDICT_ORDER[c.verdict]):
+        where = f"{c.source}:{c.line}" if c.line else c.source
+        out.append(f"  [{c.verdict.value}] {where} {c.code or '-'}: {c.message}")
+        out.append(f"      decided by {c.decided_by}")
+    return out

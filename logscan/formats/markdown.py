@@ -1,0 +1,69 @@
+"""A short Markdown summary for ``$GITHUB_STEP_SUMMARY`` (or a merge-request note).
+
+The verdict, the kernel selections per run, the checks that failed or warned, and the
+baseline comparison rung by rung. Log text is untrusted: table cells escape ``|``, HTML
+(``<``, ``>``, ``&``) and backticks, and are cut to one line.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from ..models import Report
+from ._ci import one_line
+
+if TYPE_CHECKING:
+    from ..gate.evaluate import GateResult
+
+_ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌"}
+
+
+def cell(text: object, limit: int = 160) -> str:
+    """One table cell: a single line, ``|`` and HTML escaped, backticks neutralised."""
+    s = one_line(str(text), limit)
+    for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("`", "&#96;")):
+        s = s.replace(a, b)
+    return s
+
+
+def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
+    """The summary; deterministic (no clock)."""
+    from ..gate.evaluate import VERDICT_ORDER, Verdict
+
+    out = []
+    if gate is not None:
+        out.append(f"### {_ICON[gate.verdict.value]} logscan gate: {gate.verdict.value.upper()}")
+        out.append("")
+        out.append(f"{gate.counts.get('fail', 0)} failed, {gate.counts.get('warn', 0)} warned, "
+                   f"{gate.counts.get('pass', 0)} passed; policy `{cell(gate.policy)}`"
+                   + (f", baseline `{cell(gate.baseline)}`" if gate.baseline else ""))
+    else:
+        out.append("### logscan report")
+    for st in report.inputs:
+        if st.error:
+            out += ["", f"**unreadable input**: {cell(st.error, 300)}"]
+    sel_rows = [(run, s) for run in report.runs for s in run.selections]
+    if sel_rows:
+        out += ["", "| run | layer family | kernel | rung | cost class | line |", "|---|---|---|---|---|---|"]
+        for run, s in sel_rows:
+            rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
+            out.append(f"| {run.index + 1} | {cell(s.family)} | {cell(s.kernel)} | {rung} | {s.cost_class.value} "
+                       f"| {cell(run.source, 60)}:{s.line} |")
+    if gate is not None:
+        bad = sorted((c for c in gate.checks if c.verdict != Verdict.passed or c.allowance is not None),
+                     key=lambda c: VERDICT_ORDER[c.verdict])
+        if bad:
+            out += ["", "| verdict | code | where | what |", "|---|---|---|---|"]
+            for c in bad:
+                where = f"{cell(c.source, 60)}:{c.line}" if c.line else cell(c.source, 60)
+                what = cell(c.message, 300) + (f" — evidence: {cell(c.evidence, 200)}" if c.evidence else "")
+                out.append(f"| {_ICON[c.verdict.value]} {c.verdict.value} | {cell(c.code or '-')} | {where} "
+                           f"| {what} |")
+        if gate.changes:
+            out += ["", "| layer family | baseline | now | move |", "|---|---|---|---|"]
+            for ch in gate.changes:
+                o, n = ch.old, ch.new
+                before = f"{o.kernel} {o.rung_text()} {o.cost_class.value}" if o else "-"
+                after = f"{n.kernel} {n.rung_text()} {n.cost_class.value}" if n else "-"
+                move = ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")
+                out.append(f"| {cell(ch.family)} | {cell(before)} | {cell(after)} | {move} |")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,236 @@
+"""The gate: a pure function of a ``Report`` (plus a policy, a date and an optional baseline).
+
+Every kernel selection, every finding, every run or input with no kernel selection
+(``NO_KERNEL_SEEN``) and every layer family compared with a baseline becomes one ``Check``.
+The first policy rule that matches a check decides its level (fail, warn or pass); an
+allow-list entry turns a fail or warn into a pass until its expiry date, and into a fail
+saying it expired after that. The gate never reads log lines: it has no matcher of its own.
+"""
+from __future__ import annotations
+
+from datetime import date
+from enum import Enum
+from typing import Literal, Optional
+
+from pydantic import BaseModel, Field
+
+from ..models import Report, Run, Selection
+from ..packs.model import FindingsFile
+from .baseline import FamilyChange, compare
+from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
+
+NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
+KERNEL_POLICY = "KERNEL_POLICY"
+
+
+class Verdict(str, Enum):
+    """A check's outcome, and the gate's (the worst of its checks)."""
+
+    passed = "pass"
+    warn = "warn"
+    fail = "fail"
+
+
+VERDICT_ORDER = {Verdict.fail: 0, Verdict.warn: 1, Verdict.passed: 2}
+
+
+class Allowance(BaseModel):
+    """The allow-list entry that matched a check, and whether it had expired on the gate's date."""
+
+    reason: str
+    expires: date
+    expired: bool
+    where: str  #: ``policy.toml:14``
+
+
+class Check(BaseModel):
+    """One thing the gate judged: a selection, a finding, a missing selection, a baseline comparison.
+
+    ``code`` is a finding code (``patterns/findings.toml``) whenever the check is not a pass:
+    the rule id of SARIF results and the type of JUnit failures. ``line`` is 1-based in
+    ``source`` (None when the check concerns a whole input).
+    """
+
+    kind: Literal["selection", "finding", "no_kernel", "baseline"]
+    code: Optional[str] = None
+    name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
+    message: str
+    verdict: Verdict
+    decided_by: str  #: the policy rule (file:line) or ``no rule matched``
+    source: str
+    line: Optional[int] = None
+    run: Optional[int] = None  #: 1-based run number in the report
+    engine: Optional[str] = None
+    family: Optional[str] = None
+    kernel: Optional[str] = None
+    cost_class: Optional[str] = None
+    scheme: Optional[str] = None
+    evidence: Optional[str] = None
+    allowance: Optional[Allowance] = None
+
+
+class CodeRule(BaseModel):
+    """A finding code as ``patterns/findings.toml`` describes it (SARIF rules, JUnit types)."""
+
+    severity: str
+    title: str
+    explanation: str
+
+
+class GateResult(BaseModel):
+    """The gate's answer: verdict (worst check), the checks in report order, what it used."""
+
+    verdict: Verdict
+    policy: str  #: the policy file, or ``default``
+    baseline: Optional[str] = None
+    date: date  #: the date allow-list expiry was judged on
+    counts: dict[str, int] = Field(default_factory=dict)  #: checks per verdict
+    checks: list[Check] = Field(default_factory=list)
+    changes: list[FamilyChange] = Field(default_factory=list)  #: the baseline comparison, family by family
+    codes: dict[str, CodeRule] = Field(default_factory=dict)  #: every code a check carries, described
+
+
+class GatedReport(Report):
+    """``logscan gate --format json``: the report with the gate's result beside it."""
+
+    gate: GateResult
+
+
+def _decide(policy: Policy, s: Subject, cmap: dict[str, str]) -> tuple[Verdict, str, str]:
+    for loc in policy.rules:
+        rule: PolicyRule = loc.item  # type: ignore[assignment]
+        if matches(rule, s, cmap):
+            why = f" ({rule.reason})" if rule.reason else ""
+            return Verdict(rule.level), loc.where, why
+    return Verdict.passed, "no rule matched", ""
+
+
+def _allow(policy: Policy, s: Subject, cmap: dict[str, str], today: date) -> Optional[Allowance]:
+    for loc in policy.allow:
+        entry: AllowEntry = loc.item  # type: ignore[assignment]
+        if matches(entry, s, cmap):
+            return Allowance(reason=entry.reason, expires=entry.expires, expired=today > entry.expires,
+                             where=loc.where)
+    return None
+
+
+def _scheme_of_finding(run: Run, kernel: Optional[str], line: int) -> Optional[Selection]:
+    for s in run.selections:
+        if (kernel and s.kernel.lower() == kernel.lower()) or s.line == line:
+            return s
+    return None
+
+
+def _judge(check: Check, s: Subject, policy: Policy, cmap: dict[str, str], today: date) -> Check:
+    verdict, where, why = _decide(policy, s, cmap)
+    check.verdict, check.decided_by = verdict, where
+    if verdict != Verdict.passed:
+        check.message += why
+        allowed = _allow(policy, s, cmap, today)
+        if allowed is not None:
+            check.allowance = allowed
+            if allowed.expired:
+                check.verdict = Verdict.fail
+                check.message += (f"; allow-list entry {allowed.where} EXPIRED on {allowed.expires.isoformat()} "
+                                  f"(reason was: {allowed.reason})")
+            else:
+                check.verdict = Verdict.passed
+                check.message += (f"; allowed by {allowed.where} until {allowed.expires.isoformat()}: "
+                                  f"{allowed.reason}")
+        if check.code is None:
+            check.code = KERNEL_POLICY
+    return check
+
+
+def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date,
+             baseline: Optional[Report] = None, baseline_name: Optional[str] = None) -> GateResult:
+    """Judge ``report`` with ``policy`` on ``today``; compare with ``baseline`` when given.
+
+    ``findings`` is ``patterns/findings.toml``: its map of cost classes to the finding codes
+    they imply (a cost-class target covers both) and the codes' descriptions. Deterministic:
+    checks follow report order, then baseline families sorted by name.
+    """
+    cmap = findings.cost_class_finding
+    checks: list[Check] = []
+    for run in report.runs:
+        eng, ver, n = run.engine.name, run.engine.version, run.index + 1
+        for sel in run.selections:
+            rung = f" rung {sel.ladder.rung}/{sel.ladder.rungs} on {sel.ladder.registry}" if sel.ladder else ""
+            fell = f", fell {sel.ladder.fell}" if sel.ladder and sel.ladder.fell else ""
+            kernels = tuple(k for k in (sel.kernel, sel.ladder.kernel_class if sel.ladder else None) if k)
+            c = Check(kind="selection", code=cmap.get(sel.cost_class.value),
+                      name=f"{sel.family}: {sel.kernel}",
+                      message=f"{sel.family} runs {sel.kernel} ({sel.cost_class.value}{rung}{fell})",
+                      verdict=Verdict.passed, decided_by="", source=run.source, line=sel.line, run=n,
+                      engine=eng, family=sel.family, kernel=sel.kernel, cost_class=sel.cost_class.value,
+                      scheme=sel.scheme, evidence=sel.evidence)
+            subj = Subject(eng, ver, sel.scheme, sel.family, cost_class=sel.cost_class.value, kernels=kernels)
+            checks.append(_judge(c, subj, policy, cmap, today))
+        for f in run.findings:
+            sel = _scheme_of_finding(run, f.kernel, f.line)
+            tag = " (inferred from the ladder)" if f.inferred else ""
+            c = Check(kind="finding", code=f.code, name=f"{f.code} line {f.line}",
+                      message=f"{f.title}{tag}", verdict=Verdict.passed, decided_by="",
+                      source=run.source, line=f.line, run=n, engine=eng, kernel=f.kernel,
+                      family=sel.family if sel else None, scheme=sel.scheme if sel else None,
+                      evidence=f.evidence)
+            subj = Subject(eng, ver, sel.scheme if sel else None, sel.family if sel else None, code=f.code,
+                           kernels=tuple(k for k in (f.kernel,) if k))
+            checks.append(_judge(c, subj, policy, cmap, today))
+        if not run.selections:
+            c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
+                      message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel selection",
+                      verdict=Verdict.passed, decided_by="", source=run.source, line=run.first_line, run=n,
+                      engine=eng)
+            checks.append(_judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today))
+    sources_with_runs = {r.source for r in report.runs}
+    for st in report.inputs:
+        if st.error or st.source in sources_with_runs:
+            continue
+        c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} {st.source}",
+                  message=f"{st.source}: no engine log line about quantization kernels was recognised "
+                          f"in {st.lines} line(s)",
+                  verdict=Verdict.passed, decided_by="", source=st.source)
+        checks.append(_judge(c, Subject(None, None, None, None, code=NO_KERNEL_SEEN), policy, cmap, today))
+    changes: list[FamilyChange] = []
+    if baseline is not None:
+        changes = compare(baseline, report)
+        checks += _baseline_checks(changes, report, policy, cmap, today)
+    worst = min((c.verdict for c in checks), key=VERDICT_ORDER.__getitem__, default=Verdict.passed)
+    counts = {v.value: sum(1 for c in checks if c.verdict == v) for v in Verdict}
+    codes = {c.code: CodeRule(**dict(findings.code[c.code])) for c in checks if c.code in findings.code}
+    return GateResult(verdict=worst, policy=policy.source, baseline=baseline_name, date=today, counts=counts,
+                      checks=checks, changes=changes, codes=dict(sorted(codes.items())))
+
+
+def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy, cmap: dict[str, str],
+                     today: date) -> list[Check]:
+    engines = {r.source: (r.engine.name, r.engine.version) for r in report.runs}
+    out = []
+    for ch in changes:
+        cur, old = ch.new, ch.old
+        src = cur.source if cur else (report.inputs[0].source if report.inputs else "-")
+        eng, ver = engines.get(src, (None, None))
+        before = f"{old.kernel} {old.rung_text()} {old.cost_class.value}" if old else "-"
+        after = f"{cur.kernel} {cur.rung_text()} {cur.cost_class.value}" if cur else "-"
+        codes = []
+        if ch.status == "down":
+            codes.append("KERNEL_MOVED_DOWN")
+        if ch.cost != "same":
+            codes.append("COST_CLASS_CHANGED")
+        if ch.status == "missing":
+            codes.append("FAMILY_MISSING")
+        for code in codes or [None]:
+            c = Check(kind="baseline", code=code, name=f"baseline {ch.family}" + (f" {code}" if code else ""),
+                      message=f"{ch.family}: {before} -> {after} ({ch.status}; {ch.reasoning})",
+                      verdict=Verdict.passed, decided_by="", source=src, line=cur.line if cur else None,
+                      engine=eng, family=ch.family, kernel=cur.kernel if cur else (old.kernel if old else None),
+                      cost_class=cur.cost_class.value if cur else None, evidence=cur.evidence if cur else None)
+            if code is None:
+                c.decided_by = "no change that the baseline judges"
+                out.append(c)
+                continue
+            subj = Subject(eng, ver, None, ch.family, code=code,
+                           kernels=tuple(k for k in (c.kernel,) if k))
+            out.append(_judge(c, subj, policy, cmap, today))
+    return out

@@ -323,6 +323,91 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
     sys.exit(EXIT_FAIL_ON if any(c.regressed for c in changes) else EXIT_OK)
 
 
+def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None, builds: str | None,
+             env: tuple[str, ...], torch: str | None):
+    """Build a ``Machine`` from the shared description options; bad values are usage errors."""
+    from .analysis.gates import Machine
+    from .analysis.gpus import package_name, resolve_gpu
+
+    m = Machine(platform=platform.upper(), cuda=cuda, torch=torch)
+    if gpu:
+        g = resolve_gpu(gpu)
+        if g is None:
+            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
+                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
+        m.cc, m.gpu = g.cc, g.name
+        if platform.upper() == "CUDA" and g.platform != "CUDA":
+            m.platform = g.platform
+    if with_ is not None:
+        items = [i.strip() for i in with_.split(",") if i.strip() and i.strip().lower() != "none"]
+        m.packages = frozenset(package_name(i) for i in items)
+    if builds is not None:
+        m.builds = frozenset(b.strip() for b in builds.split(",") if b.strip() and b.strip().lower() != "none")
+    for kv in env:
+        if "=" not in kv:
+            raise click.BadParameter(f"{kv!r} is not NAME=VALUE", param_hint="--env")
+        k, v = kv.split("=", 1)
+        m.env[k.strip()] = v.strip()
+    return m
+
+
+def _machine_options(f):
+    opts = [
+        click.option("--platform", default="cuda", show_default=True, type=click.Choice(["cuda", "rocm", "xpu", "cpu"], case_sensitive=False)),
+        click.option("--gpu", default=None, help="GPU name or compute capability: H100, B200, 'RTX 5090', sm90, 9.0."),
+        click.option("--cuda", default=None, metavar="VERSION", help="CUDA runtime version, e.g. 12.8 (unknown if not given)."),
+        click.option("--with", "with_", default=None, metavar="LIST",
+                     help="Optional packages installed, e.g. flashinfer,cutedsl,b12x,deep_gemm. When given, "
+                          "anything not listed counts as absent; 'none' for a bare install. Unknown if not given."),
+        click.option("--builds", default=None, metavar="LIST",
+                     help="Compile-time flags of the engine build, e.g. ENABLE_NVFP4_SM100 (unknown if not given)."),
+        click.option("--env", multiple=True, metavar="NAME=VALUE", help="Environment variable or server option (repeatable)."),
+        click.option("--torch", default=None, metavar="VERSION", help="PyTorch version (unknown if not given)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+@cli.command()
+@click.argument("engine")
+@click.argument("scheme")
+@_machine_options
+@click.option("--engine-version", default=None, metavar="V", help="Engine release whose shipped ladder to walk (default newest).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engine_version, fmt):
+    """Walk ENGINE's ladder for SCHEME on a described machine: each rung passes, fails or unknown.
+
+    \b
+    Examples:
+      logscan ladder vllm NVFP4 --gpu H100
+      logscan ladder vllm NVFP4 --gpu B200 --cuda 12.8 --with flashinfer,cutedsl
+      logscan ladder vllm FP8-BLOCK --gpu 'RTX 5090' --format json
+    """
+    from .analysis.predict import SchemeError, walk
+    from .formats.ladder import render_walk
+
+    m = _machine(platform, gpu, cuda, with_, builds, env, torch)
+    try:
+        w = walk(default_packs(), engine.lower(), scheme, m, engine_version)
+    except SchemeError as exc:
+        raise click.UsageError(str(exc))
+    click.echo(w.model_dump_json(indent=2) + "\n" if fmt == "json" else render_walk(w), nl=False)
+
+
+@cli.command()
+@click.argument("kernel")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def explain(kernel, fmt):
+    """Every shipped ladder holding KERNEL: engine, release, registry, rung k/n, cost class, gate."""
+    from .analysis.predict import explain as _explain
+    from .formats.ladder import render_explain
+
+    rows = _explain(default_packs(), kernel)
+    click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
+               else render_explain(kernel, rows), nl=False)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli()

@@ -156,12 +156,58 @@ class PackFile(_Strict):
     prefix: list[PrefixFormat] = Field(default_factory=list)
 
 
+GateKind = Literal[
+    "platform", "cc_min", "cc_eq", "cc_family", "cc_range", "cuda_min", "package", "build", "env",
+    "torch_min", "dtype", "group_size", "shape", "layer", "any_of", "opaque",
+]
+
+
+class GateTerm(_Strict):
+    """One requirement of a ladder rung, evaluable for a described machine and checkpoint.
+
+    Machine terms: ``platform`` (``platforms``), ``cc_min`` / ``cc_eq`` (``cc`` as digits, 90 =
+    sm90), ``cc_family`` (``major``: 10 = cc 100..109), ``cc_range`` (``lo`` <= cc < ``hi``),
+    ``cuda_min`` (``version``, CUDA runtime), ``package`` (``name``: an optional module or extra),
+    ``build`` (``flag``: a compile-time macro of the engine build), ``env`` (``name``, truthy
+    unless ``negate``; ``default`` is the engine's default), ``torch_min`` (``version``).
+    Checkpoint / layer terms: ``dtype`` (``field`` in ``values``), ``group_size`` (``values``),
+    ``shape`` (``field`` a multiple of ``multiple_of``), ``layer`` (``field`` in ``values``).
+    ``any_of`` holds alternative conjunctions (``options``); ``opaque`` is a requirement that
+    could not be structured (``scope`` machine or layer): it always evaluates to unknown.
+    ``only_on`` restricts a term to some platforms; ``negate`` inverts it; ``source`` is the
+    clause it was read from.
+    """
+
+    kind: GateKind
+    platforms: list[str] = Field(default_factory=list)
+    cc: Optional[int] = None
+    major: Optional[int] = None
+    lo: Optional[int] = None
+    hi: Optional[int] = None
+    version: str = ""
+    name: str = ""
+    flag: str = ""
+    default: Optional[str] = None
+    field: str = ""
+    values: list[str] = Field(default_factory=list)
+    multiple_of: Optional[int] = None
+    options: list[list["GateTerm"]] = Field(default_factory=list)
+    scope: Literal["machine", "layer"] = "machine"
+    only_on: list[str] = Field(default_factory=list)
+    negate: bool = False
+    text: str = ""  #: for ``opaque``: the requirement as written
+    source: str = ""
+    why: str = ""  #: the domain fact behind a term added from the seeds (engine, file, version)
+
+
 class LadderKernel(_Strict):
-    """Facts about one rung: cost class, minimum capability, gate (one line)."""
+    """Facts about one rung: cost class, minimum capability, gate (one line) and gate terms."""
 
     cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
     min_capability: Optional[int] = None
     gate: str = ""
+    #: the gate as structured terms (all must hold), generated from ``gate`` plus pack predicates
+    gates: list[GateTerm] = Field(default_factory=list)
     activation_scaling: Optional[Literal["per-tensor", "per-token", "block", "none"]] = None
     aliases: list[str] = Field(default_factory=list)  #: other names the log prints for it
 
@@ -178,6 +224,8 @@ class Registry(_Strict):
     #: per-registry cost classes (MoE experts serve several schemes; Marlin is native for WNA16)
     cost: dict[str, Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]] = Field(default_factory=dict)
     aliases: dict[str, str] = Field(default_factory=dict)  #: logged name -> rung name
+    #: what the engine does when every rung refuses (e.g. SGLang raises with a hint)
+    exhausted: str = ""
 
 
 class LadderFile(_Strict):
@@ -204,3 +252,26 @@ class FindingsFile(_Strict):
     code: dict[str, CodeInfo]
     #: cost class of a selected kernel -> finding code it implies
     cost_class_finding: dict[str, str] = Field(default_factory=dict)
+
+
+class SchemeEngine(_Strict):
+    """How one engine serves a scheme: the ladder role (regex) and scheme-level gates."""
+
+    role: str
+    gates: list[GateTerm] = Field(default_factory=list)
+    note: str = ""
+
+
+class Scheme(_Strict):
+    """A checkpoint scheme (``patterns/schemes.toml``): checkpoint facts and the ladder per engine."""
+
+    title: str
+    aliases: list[str] = Field(default_factory=list)
+    facts: dict[str, list[str]] = Field(default_factory=dict)
+    engines: dict[str, SchemeEngine] = Field(default_factory=dict)
+
+
+class SchemeFile(_Strict):
+    """``patterns/schemes.toml``."""
+
+    scheme: dict[str, Scheme]

@@ -1,0 +1,230 @@
+"""Evaluate ladder gates for a described machine and checkpoint: passes, fails or unknown.
+
+A rung's gate is a list of ``GateTerm`` (``logscan.packs.model``), all of which must hold.
+Each term is evaluated three-valued against a ``Machine`` (platform, compute capability,
+CUDA runtime, optional packages, build flags, environment, torch) and the checkpoint facts of
+the scheme (activation dtype, group size, ...). A fact the description does not give stays
+unknown: an unknown term never passes or fails by guess. Conjunction: any ``fails`` fails,
+all ``passes`` pass, otherwise unknown; ``any_of`` is the dual; ``negate`` swaps passes/fails.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from ..packs.model import GateTerm
+
+
+class Verdict(str, enum.Enum):
+    """Three-valued outcome of a gate term or a whole rung."""
+
+    passes = "passes"
+    fails = "fails"
+    unknown = "unknown"
+
+
+def _and(vs: Iterable[Verdict]) -> Verdict:
+    vs = list(vs)
+    if Verdict.fails in vs:
+        return Verdict.fails
+    return Verdict.passes if all(v == Verdict.passes for v in vs) else Verdict.unknown
+
+
+def _or(vs: Iterable[Verdict]) -> Verdict:
+    vs = list(vs)
+    if Verdict.passes in vs:
+        return Verdict.passes
+    return Verdict.fails if vs and all(v == Verdict.fails for v in vs) else Verdict.unknown
+
+
+_TRUTHY = {"1", "true", "yes", "on"}
+
+
+@dataclass
+class Machine:
+    """What is known about the machine a ladder is walked on; ``None`` means unknown.
+
+    ``cc`` is the compute capability as digits (90 = sm90, 120 = sm120). ``packages`` is the
+    closed set of optional packages installed when given (anything else is absent), unknown
+    when None. ``builds`` likewise for compile-time flags of the engine build. ``env`` holds
+    explicit environment values; an unset variable takes the engine's default from the ladder.
+    """
+
+    platform: Optional[str] = "CUDA"
+    cc: Optional[int] = None
+    gpu: Optional[str] = None
+    cuda: Optional[str] = None
+    torch: Optional[str] = None
+    packages: Optional[frozenset[str]] = None
+    builds: Optional[frozenset[str]] = None
+    env: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """One line: ``CUDA sm90 (H100), CUDA runtime unknown, packages unknown``."""
+        parts = [f"{self.platform or 'platform unknown'}",
+                 (f"sm{self.cc}" + (f" ({self.gpu})" if self.gpu else "")) if self.cc is not None else "compute capability unknown",
+                 f"CUDA runtime {self.cuda}" if self.cuda else "CUDA runtime unknown",
+                 ("packages " + (",".join(sorted(self.packages)) or "none")) if self.packages is not None else "optional packages unknown"]
+        if self.builds is not None:
+            parts.append("build flags " + (",".join(sorted(self.builds)) or "none"))
+        if self.env:
+            parts.append(" ".join(f"{k}={v}" for k, v in sorted(self.env.items())))
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class TermResult:
+    """A term's verdict and a short reason: ``cc>=75: sm90`` / ``flashinfer: not given``."""
+
+    term: GateTerm
+    verdict: Verdict
+    why: str
+
+
+def _ver(text: Optional[str]) -> Optional[Version]:
+    if not text:
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def describe(t: GateTerm) -> str:
+    """Compact rendering of a term, e.g. ``cc>=75``, ``CUDA>=12.8``, ``pkg flashinfer``, ``group_size in {-1,128}``."""
+    neg = "NOT " if t.negate else ""
+    k = t.kind
+    if k == "platform":
+        s = "/".join(t.platforms)
+    elif k == "cc_min":
+        s = f"cc>={t.cc}"
+    elif k == "cc_eq":
+        s = f"cc=={t.cc}"
+    elif k == "cc_family":
+        s = f"sm{t.major}x"
+    elif k == "cc_range":
+        s = f"{t.lo}<=cc<{t.hi}"
+    elif k == "cuda_min":
+        s = f"CUDA>={t.version}"
+    elif k == "torch_min":
+        s = f"torch>={t.version}"
+    elif k == "package":
+        s = f"pkg {t.name}"
+    elif k == "build":
+        s = f"build {t.flag}"
+    elif k == "env":
+        s = f"env {t.name}" + (f" (default {t.default})" if t.default is not None else "")
+    elif k in ("dtype", "layer"):
+        s = f"{t.field} in {{{','.join(t.values)}}}"
+    elif k == "group_size":
+        s = f"group_size in {{{','.join(t.values)}}}"
+    elif k == "shape":
+        s = f"{t.field} % {t.multiple_of} == 0"
+    elif k == "any_of":
+        s = "(" + " | ".join(" & ".join(describe(x) for x in opt) for opt in t.options) + ")"
+    else:
+        s = f"?{t.text}"
+    if t.only_on:
+        s += f" [on {'/'.join(t.only_on)}]"
+    return neg + s
+
+
+#: Term kinds that describe the software install rather than the silicon.
+SOFT_KINDS = frozenset({"cuda_min", "torch_min", "package", "build", "env", "opaque"})
+HARDWARE_KINDS = frozenset({"platform", "cc_min", "cc_eq", "cc_family", "cc_range"})
+
+
+def evaluate(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool = False) -> TermResult:
+    """Evaluate one term. ``facts`` maps checkpoint fields (``act_type``, ``group_size``, ...) to the
+    set of values the scheme allows; a missing field is unknown. Never raises.
+
+    ``optimistic`` answers "could this hardware take the rung with the right software?": software
+    terms (CUDA runtime, packages, build flags, env, unstructured) pass and unknowns pass; only a
+    known hardware or checkpoint mismatch fails.
+    """
+    if optimistic and t.kind in SOFT_KINDS:
+        return TermResult(t, Verdict.passes, "assumed (software)")
+    if t.only_on:
+        if m.platform is None:
+            return TermResult(t, Verdict.unknown, "platform unknown")
+        if m.platform not in t.only_on:
+            return TermResult(t, Verdict.passes, f"not applicable on {m.platform}")
+    v, why = _eval(t, m, facts, optimistic)
+    if t.negate and v != Verdict.unknown:
+        v = Verdict.passes if v == Verdict.fails else Verdict.fails
+    if optimistic and v == Verdict.unknown:
+        v = Verdict.passes
+    return TermResult(t, v, why)
+
+
+def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool) -> tuple[Verdict, str]:
+    k = t.kind
+    ok = lambda b: Verdict.passes if b else Verdict.fails  # noqa: E731
+    if k == "platform":
+        if m.platform is None:
+            return Verdict.unknown, "platform unknown"
+        return ok(m.platform in t.platforms), m.platform
+    if k in ("cc_min", "cc_eq", "cc_family", "cc_range"):
+        if m.cc is None:
+            return Verdict.unknown, "compute capability unknown"
+        cc = m.cc
+        if k == "cc_min":
+            return ok(cc >= (t.cc or 0)), f"sm{cc}"
+        if k == "cc_eq":
+            return ok(cc == t.cc), f"sm{cc}"
+        if k == "cc_family":
+            return ok(cc // 10 == t.major), f"sm{cc}"
+        return ok((t.lo or 0) <= cc < (t.hi or 10_000)), f"sm{cc}"
+    if k in ("cuda_min", "torch_min"):
+        have = _ver(m.cuda if k == "cuda_min" else m.torch)
+        if have is None:
+            return Verdict.unknown, ("CUDA runtime" if k == "cuda_min" else "torch") + " version not given"
+        need = _ver(t.version)
+        return ok(need is None or have >= need), str(have)
+    if k == "package":
+        if m.packages is None:
+            return Verdict.unknown, f"whether {t.name} is installed is not given"
+        present = t.name in m.packages
+        return ok(present), "installed" if present else "not installed"
+    if k == "build":
+        if m.builds is None:
+            return Verdict.unknown, f"whether the build compiled {t.flag} is not given"
+        return ok(t.flag in m.builds), "compiled" if t.flag in m.builds else "not compiled"
+    if k == "env":
+        val = m.env.get(t.name, t.default)
+        if val is None:
+            return Verdict.unknown, f"{t.name} not given and no default known"
+        src = "set" if t.name in m.env else "default"
+        return ok(str(val).strip().lower() in _TRUTHY), f"{t.name}={val} ({src})"
+    if k in ("dtype", "layer", "group_size"):
+        name = "group_size" if k == "group_size" else t.field
+        have = facts.get(name)
+        if not have:
+            return Verdict.unknown, f"{name} not given"
+        inside = [h for h in have if h in t.values]
+        if len(inside) == len(have):
+            return Verdict.passes, f"{name}={','.join(have)}"
+        return (Verdict.fails if not inside else Verdict.unknown), f"{name}={','.join(have)}"
+    if k == "shape":
+        have = facts.get(t.field)
+        if not have:
+            return Verdict.unknown, f"{t.field} not given"
+        try:
+            res = [int(h) % (t.multiple_of or 1) == 0 for h in have]
+        except ValueError:
+            return Verdict.unknown, f"{t.field} unreadable"
+        return (_and(ok(r) for r in res)), f"{t.field}={','.join(have)}"
+    if k == "any_of":
+        v = _or(_and(evaluate(x, m, facts, optimistic).verdict for x in opt) for opt in t.options)
+        return v, "alternatives"
+    return Verdict.unknown, "not structured: " + (t.text or t.source)[:120]
+
+
+def evaluate_terms(terms: Iterable[GateTerm], m: Machine, facts: dict[str, list[str]],
+                   optimistic: bool = False) -> tuple[Verdict, list[TermResult]]:
+    """Verdict of a conjunction of terms, with each term's result (in order)."""
+    results = [evaluate(t, m, facts, optimistic) for t in terms]
+    return _and(r.verdict for r in results), results

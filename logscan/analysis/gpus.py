@@ -1,0 +1,94 @@
+"""Resolve a GPU description (``H100``, ``sm90``, ``9.0``, ``NVIDIA H100 80GB HBM3``) to a compute capability.
+
+The name table is data (``patterns/gpus.toml``): aliases are matched as whole words, the
+longest alias first, so ``A100`` wins over ``A10`` and ``H200`` over ``H20``.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import regex
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..packs.loader import _read_toml, _validate, patterns_root
+
+
+class GpuEntry(BaseModel):
+    """One GPU family of the table: compute capability as digits (None off CUDA) and its names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    cc: Optional[int] = None
+    platform: str = "CUDA"
+    aliases: list[str] = Field(min_length=1)
+
+
+class GpuFile(BaseModel):
+    """``patterns/gpus.toml``: GPU names and the package names ``--with`` accepts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    gpu: dict[str, GpuEntry]
+    package_alias: dict[str, str] = Field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=4)
+def gpu_file(root: Optional[Path] = None) -> GpuFile:
+    """The validated ``gpus.toml``; raises ``PackError`` when broken."""
+    path = (root or patterns_root()) / "gpus.toml"
+    return _validate(GpuFile, _read_toml(path), path)
+
+
+def package_name(text: str) -> str:
+    """Canonical optional-package name for a ``--with`` item (``cutedsl`` -> ``flashinfer.cute_dsl``)."""
+    t = text.strip()
+    return gpu_file().package_alias.get(t.lower(), t)
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A resolved GPU: ``name`` (table entry or what was given), ``cc`` digits, ``platform``."""
+
+    name: str
+    cc: Optional[int]
+    platform: str
+
+
+@functools.lru_cache(maxsize=4)
+def gpu_table(root: Optional[Path] = None) -> tuple[tuple[regex.Pattern, int, str, GpuEntry], ...]:
+    """The compiled alias table (regex, length, alias, entry), longest alias first. Raises ``PackError`` on a broken file."""
+    data = gpu_file(root)
+    rows = []
+    for name, entry in data.gpu.items():
+        for alias in entry.aliases:
+            words = [regex.escape(w) for w in alias.split()]
+            rx = regex.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]{0,2}".join(words) + r"(?![A-Za-z0-9])", regex.I)
+            rows.append((rx, len(alias), alias, entry))
+    rows.sort(key=lambda r: -r[1])
+    return tuple(rows)
+
+
+_SM = regex.compile(r"^(?:sm[_ ]?|cc[_ ]?)?(\d{2,3})[a-z]?$", regex.I)
+_DOT = regex.compile(r"^(?:cc[_ ]?)?(\d{1,2})\.(\d)$")
+
+
+def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
+    """``"H100"`` -> Gpu("H100", 90, "CUDA"); ``"sm_120"`` / ``"12.0"`` / ``"120"`` -> cc 120.
+
+    Returns None when ``text`` names nothing known (the caller says so; nothing is guessed).
+    """
+    if not text or not text.strip():
+        return None
+    t = text.strip()
+    m = _SM.match(t)
+    if m:
+        return Gpu(f"sm{m.group(1)}", int(m.group(1)), "CUDA")
+    m = _DOT.match(t)
+    if m:
+        cc = int(m.group(1)) * 10 + int(m.group(2))
+        return Gpu(f"sm{cc}", cc, "CUDA")
+    for rx, _, name, entry in gpu_table():
+        if rx.search(t):
+            return Gpu(name, entry.cc, entry.platform)
+    return None

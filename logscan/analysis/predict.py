@@ -1,0 +1,208 @@
+"""Walk an engine's ladder for a scheme on a described machine: each rung passes, fails or is unknown.
+
+The engine picks the first rung that passes (vLLM: first match wins over the ordered
+registry). ``walk`` marks that rung ``predicted``; unknown rungs above it are ``possible``
+(they would win if their unknown facts hold). Nothing is guessed: with an unknown rung above,
+the prediction is conditional and says which facts decide. Sources: the shipped ladders
+(``patterns/<engine>/ladders``), scheme facts (``patterns/schemes.toml``), GPU names
+(``patterns/gpus.toml``).
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Optional
+
+import regex
+from packaging.version import Version
+from pydantic import BaseModel, Field
+
+from ..packs.loader import PackSet, _read_toml, _validate, patterns_root
+from ..packs.model import GateTerm, LadderFile, Registry, Scheme, SchemeFile
+from .gates import Machine, Verdict, describe, evaluate_terms
+from .ladders import LadderIndex, parse_version
+
+
+class TermOut(BaseModel):
+    """One gate term of a rung with its verdict and reason."""
+
+    term: str
+    kind: str
+    verdict: Verdict
+    why: str
+    source: str = ""
+
+
+class RungOut(BaseModel):
+    """One rung of a walked ladder (the JSON of ``logscan ladder``)."""
+
+    rung: int
+    rungs: int
+    kernel: str
+    cost_class: str
+    gate: str
+    verdict: Verdict
+    predicted: bool = False
+    possible: bool = False  #: unknown rung above the predicted one: it wins if its unknowns hold
+    hardware: Verdict = Verdict.unknown  #: verdict of the silicon alone (software assumed present)
+    terms: list[TermOut] = Field(default_factory=list)
+
+
+class Walk(BaseModel):
+    """A ladder walked for one scheme on one machine (``logscan ladder --format json``)."""
+
+    engine: str
+    ladder_version: Optional[str]
+    scheme: str
+    scheme_title: str
+    registry: Optional[str] = None
+    role: Optional[str] = None
+    platform: str
+    machine: str
+    scheme_gate: list[TermOut] = Field(default_factory=list)
+    scheme_verdict: Verdict = Verdict.passes
+    rungs: list[RungOut] = Field(default_factory=list)
+    predicted: Optional[str] = None  #: kernel the engine picks (if every ``possible`` rung turns out to fail)
+    predicted_cost_class: Optional[str] = None
+    certain: bool = False  #: no unknown rung above the predicted one
+    outcome: str = ""  #: one sentence
+
+
+class SchemeError(ValueError):
+    """An unknown scheme or engine, or no ladder for the pair (message lists what exists)."""
+
+
+@functools.lru_cache(maxsize=4)
+def load_schemes(root: Optional[Path] = None) -> SchemeFile:
+    """``patterns/schemes.toml``, validated. Raises ``PackError`` on a broken file."""
+    path = (root or patterns_root()) / "schemes.toml"
+    return _validate(SchemeFile, _read_toml(path), path)
+
+
+def find_scheme(name: str, schemes: SchemeFile) -> tuple[str, Scheme]:
+    """Scheme by id or alias, case-insensitive (``nvfp4`` -> ``NVFP4``). Raises ``SchemeError``."""
+    key = name.strip().lower()
+    for sid, s in schemes.scheme.items():
+        if sid.lower() == key or key in (a.lower() for a in s.aliases):
+            return sid, s
+    raise SchemeError(f"unknown scheme {name!r} (known: {', '.join(sorted(schemes.scheme))})")
+
+
+def pick_registry(ladder: LadderFile, role: str, platform: str) -> Optional[tuple[Registry, str, list[str]]]:
+    """First registry whose role matches ``role`` and that has a list for ``platform`` (or ``ANY``)."""
+    rx = regex.compile(role, regex.I)
+    for reg in ladder.registry:
+        if reg.kind == "attention" or not rx.search(reg.role):
+            continue
+        for p in (platform, "ANY"):
+            if p in reg.platforms:
+                return reg, p, reg.platforms[p]
+    return None
+
+
+def _terms_out(results) -> list[TermOut]:
+    return [TermOut(term=describe(r.term), kind=r.term.kind, verdict=r.verdict, why=r.why,
+                    source=(r.term.why or r.term.source)[:300]) for r in results]
+
+
+def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
+         engine_version: Optional[str] = None, schemes: Optional[SchemeFile] = None) -> Walk:
+    """Walk ``engine``'s ladder for ``scheme_name`` on ``machine``.
+
+    ``engine_version`` picks the shipped ladder release (newest not newer); default the newest.
+    Raises ``SchemeError`` for an unknown engine or scheme, or a release with no such ladder.
+    """
+    schemes = schemes or load_schemes()
+    sid, scheme = find_scheme(scheme_name, schemes)
+    if engine not in packs.packs:
+        raise SchemeError(f"unknown engine {engine!r} (known: {', '.join(sorted(packs.packs))})")
+    se = scheme.engines.get(engine)
+    if se is None:
+        raise SchemeError(f"no {engine} ladder is recorded for {sid} (engines: {', '.join(sorted(scheme.engines)) or '-'})")
+    idx = LadderIndex(packs.packs[engine])
+    release = idx.pick_release(parse_version(engine_version)) if engine_version else idx.pick_release(None)
+    if engine_version and parse_version(engine_version) is None:
+        raise SchemeError(f"engine version {engine_version!r} is not a release number")
+    if release is None:
+        raise SchemeError(f"no shipped {engine} ladder for version {engine_version or 'any'}")
+    ladder = packs.packs[engine].ladders[release]
+    platform = (machine.platform or "CUDA").upper()
+    found = pick_registry(ladder, se.role, platform)
+    out = Walk(engine=engine, ladder_version=release, scheme=sid, scheme_title=scheme.title,
+               platform=platform, machine=machine.describe())
+    sv, sres = evaluate_terms(se.gates, machine, scheme.facts)
+    out.scheme_gate, out.scheme_verdict = _terms_out(sres), sv
+    if found is None:
+        out.outcome = f"{engine} {release} has no {sid} ladder for {platform}"
+        return out
+    reg, plat, rungs = found
+    out.registry, out.role = reg.name, reg.role
+    for i, name in enumerate(rungs):
+        k = ladder.kernel.get(name)
+        terms: list[GateTerm] = list(k.gates) if k else []
+        v, res = evaluate_terms(terms, machine, scheme.facts)
+        hv, _ = evaluate_terms(terms, machine, scheme.facts, optimistic=True)
+        cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
+        out.rungs.append(RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost,
+                                 gate=" & ".join(describe(t) for t in terms) or "(none: always available)",
+                                 verdict=v, hardware=hv, terms=_terms_out(res)))
+    _predict(out, reg)
+    return out
+
+
+def _predict(out: Walk, reg: Registry) -> None:
+    if out.scheme_verdict == Verdict.fails:
+        refused = "; ".join(t.term for t in out.scheme_gate if t.verdict == Verdict.fails)
+        out.outcome = f"the engine refuses {out.scheme} on this machine before any rung: {refused}"
+        return
+    possible = []
+    for r in out.rungs:
+        if r.verdict == Verdict.passes:
+            r.predicted = True
+            out.predicted, out.predicted_cost_class = r.kernel, r.cost_class
+            out.certain = not possible and out.scheme_verdict == Verdict.passes
+            break
+        if r.verdict == Verdict.unknown:
+            possible.append(r)
+    for r in possible:
+        r.possible = True
+    names = ", ".join(r.kernel for r in possible)
+    if out.predicted:
+        out.outcome = (f"{out.predicted} ({out.predicted_cost_class})" +
+                       ("" if out.certain else f", unless an unknown rung above passes: {names}"))
+    elif possible:
+        out.outcome = f"undetermined: the first of {names} whose unknown facts hold"
+    else:
+        out.outcome = "every rung refuses: the layer fails to load" + (f" ({reg.exhausted})" if reg.exhausted else "")
+    if out.scheme_verdict == Verdict.unknown:
+        out.outcome += " (if the engine accepts the scheme on this machine: " + "; ".join(
+            t.term for t in out.scheme_gate if t.verdict == Verdict.unknown) + ")"
+
+
+def explain(packs: PackSet, kernel: str) -> list[dict]:
+    """Every shipped ladder holding ``kernel`` (exact or normalised name): engine, release,
+    registry, platform, rung k/n, cost class and gate. Sorted by engine, release, registry."""
+    from .ladders import norm
+
+    want = norm(kernel)
+    rows = []
+    for eng, pack in sorted(packs.packs.items()):
+        for rel in sorted(pack.ladders, key=Version):
+            lf = pack.ladders[rel]
+            for reg in lf.registry:
+                if reg.kind == "attention":
+                    continue
+                for plat, rungs in reg.platforms.items():
+                    for i, name in enumerate(rungs):
+                        k = lf.kernel.get(name)
+                        names = [name] + (k.aliases if k else [])
+                        if not any(norm(n) == want for n in names):
+                            continue
+                        rows.append({
+                            "engine": eng, "ladder_version": rel, "registry": reg.name, "role": reg.role,
+                            "platform": plat, "rung": i + 1, "rungs": len(rungs), "kernel": name,
+                            "cost_class": reg.cost.get(name) or (k.cost_class if k else "unknown"),
+                            "gate": " & ".join(describe(t) for t in k.gates) if k and k.gates else (k.gate if k else ""),
+                            "above": rungs[:i],
+                        })
+    return rows

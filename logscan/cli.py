@@ -65,6 +65,11 @@ def _parse_fail_on(value: str) -> set[str]:
 
 def _failed(report: Report, fail_on: set[str]) -> list[str]:
     hits = []
+    if "NO_KERNEL_SEEN" in fail_on:  # the gate's code: a run, or a whole input, with no kernel selection
+        with_runs = {r.source for r in report.runs}
+        hits += [f"{s.source}: NO_KERNEL_SEEN" for s in report.inputs if not s.error and s.source not in with_runs]
+        hits += [f"run {r.index + 1}: NO_KERNEL_SEEN (lines {r.first_line}-{r.last_line})"
+                 for r in report.runs if not r.selections]
     for run in report.runs:
         for s in run.selections:
             if s.cost_class.value in fail_on:
@@ -116,10 +121,16 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
 
 
 @cli.command()
-def schema() -> None:
+@click.option("--gate", "gated", is_flag=True, help="The schema of 'gate --format json' (the report plus 'gate').")
+def schema(gated: bool) -> None:
     """Print the JSON schema of the report that 'scan --format json' prints."""
     from .models import Report as _Report
 
+    if gated:
+        from .gate.evaluate import GatedReport
+
+        click.echo(json.dumps(GatedReport.model_json_schema(), indent=2))
+        return
     click.echo(json.dumps(_Report.model_json_schema(), indent=2))
 
 
@@ -259,10 +270,10 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
         click.echo(f"logscan: {s.error}", err=True)
     if errors:
         sys.exit(EXIT_USAGE)
-    for c in result.checks:
-        if c.verdict == Verdict.fail:
-            click.echo(f"logscan: gate: FAIL {c.source}" + (f":{c.line}" if c.line else "")
-                       + f" {c.code}: {c.message}", err=True)
+    failed = [c for c in result.checks if c.verdict == Verdict.fail]
+    if failed:
+        codes = sorted({c.code or c.kind for c in failed})
+        click.echo(f"logscan: gate FAILED: {len(failed)} check(s) failed ({', '.join(codes)})", err=True)
     sys.exit(EXIT_FAIL_ON if result.verdict == Verdict.fail else EXIT_OK)
 
 

@@ -56,7 +56,7 @@ def test_emulation_log_fails_the_default_gate():
     failed = {(c["kind"], c["code"]) for c in doc["gate"]["checks"] if c["verdict"] == "fail"}
     assert ("selection", "EMULATION") in failed and ("finding", "EMULATION") in failed
     assert doc["gate"]["verdict"] == "fail"
-    assert "gate: FAIL" in r.stderr and "EMULATION" in r.stderr
+    assert "gate FAILED" in r.stderr and "EMULATION" in r.stderr
 
 
 def test_native_real_log_passes():
@@ -347,3 +347,17 @@ def test_diff_shows_rung_by_rung_and_exits_1_on_regression(good_json):
     doc = json.loads(r.stdout)
     assert {c["status"] for c in doc["changes"]} == {"down"}
     assert run("diff", "/nonexistent.log", str(NATIVE)).exit_code == 2
+
+
+def test_gate_json_validates_against_its_published_schema():
+    import jsonschema
+
+    schema = json.loads(run("schema", "--gate").stdout)
+    _, doc = gate_json(str(EMULATION))
+    jsonschema.validate(doc, schema)
+    assert "gate" in schema["properties"] and "gate" not in json.loads(run("schema").stdout)["properties"]
+
+
+def test_scan_fail_on_no_kernel_seen_agrees_with_the_gate():
+    assert run("scan", "--fail-on", "NO_KERNEL_SEEN", str(AWQ_FORCED)).exit_code == 1
+    assert run("scan", "--fail-on", "NO_KERNEL_SEEN", str(NATIVE)).exit_code == 0

@@ -3,7 +3,7 @@
 The shape GitHub (test-reporter actions), GitLab (``artifacts:reports:junit``) and Jenkins
 (JUnit plugin) read: ``<testsuites>`` > one ``<testsuite>`` per input > ``<testcase>``, with a
 ``<failure>`` for each check the gate fails. A warning or an allowed check passes, its note in
-``<system-out>``. Built with ``xml.etree.ElementTree`` (escaping by the library), log text
+``<system-out>``. ``time`` is always 0 (no wall clock: the output is deterministic). Built with ``xml.etree.ElementTree`` (escaping by the library), log text
 cleaned of the characters XML 1.0 cannot hold.
 """
 from __future__ import annotations
@@ -32,7 +32,8 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     for src in sources:
         mine = [c for c in checks if c.source == src]
         suite = ET.SubElement(root, "testsuite", name=xml_safe(f"logscan {src}"), tests=str(len(mine)),
-                              failures=str(sum(c.verdict == Verdict.fail for c in mine)), errors="0", skipped="0")
+                              failures=str(sum(c.verdict == Verdict.fail for c in mine)), errors="0", skipped="0",
+                              time="0")
         err = next((s.error for s in report.inputs if s.source == src and s.error), None)
         if err:
             ET.SubElement(suite, "system-err").text = xml_safe(err)
@@ -41,7 +42,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             if c.kind == "baseline":
                 classname = "logscan.baseline"
             case = ET.SubElement(suite, "testcase", name=xml_safe(one_line(f"{c.kind} {c.name}", 200)),
-                                 classname=classname, file=xml_safe(src))
+                                 classname=classname, file=xml_safe(src), time="0")
             if c.line:
                 case.set("line", str(c.line))
             detail = [c.message, f"decided by: {c.decided_by}"]

@@ -220,9 +220,12 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
             codes.append("COST_CLASS_CHANGED")
         if ch.status == "missing":
             codes.append("FAMILY_MISSING")
+        what = {"KERNEL_MOVED_DOWN": "moved down its ladder since the baseline",
+                "COST_CLASS_CHANGED": f"cost class changed since the baseline ({ch.cost})",
+                "FAMILY_MISSING": "has no kernel selection now", None: f"{ch.status} since the baseline"}
         for code in codes or [None]:
             c = Check(kind="baseline", code=code, name=f"baseline {ch.family}" + (f" {code}" if code else ""),
-                      message=f"{ch.family}: {before} -> {after} ({ch.status}; {ch.reasoning})",
+                      message=f"{ch.family} {what[code]}: {before} -> {after} ({ch.reasoning})",
                       verdict=Verdict.passed, decided_by="", source=src, line=cur.line if cur else None,
                       engine=eng, family=ch.family, kernel=cur.kernel if cur else (old.kernel if old else None),
                       cost_class=cur.cost_class.value if cur else None, evidence=cur.evidence if cur else None)

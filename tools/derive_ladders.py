@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+"""Maintainers' tool: re-derive vLLM's kernel ladders from an installed vLLM tree and diff them.
+
+Reads the registry lists of an installed (or unzipped) vLLM package with ``ast``; vLLM is never
+imported, so no GPU, CUDA or torch is needed. What it reads (vLLM 0.6.6 -> 0.33.0 layouts):
+
+- linear registries: module-level ``_POSSIBLE_*KERNELS`` dicts (``{PlatformEnum.CUDA: [...]}``)
+  and lists (platform ``ANY``) in ``vllm/model_executor/kernels/linear/__init__.py`` (0.18+)
+  and ``vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}/__init__.py``
+  (older; a name defined in both files gets the suffix ``@mixed_precision`` / ``@scaled_mm``);
+- MoE priority lists: in ``vllm/model_executor/layers/fused_moe/oracle/*.py``, every list or
+  tuple of backend-enum members (``Fp8MoeBackend.TRITON``) assigned to a name or returned,
+  named ``moe:<module>:<function>.<variable|return>`` (``<module>`` at module level), and keyed
+  by the platform of the enclosing ``if current_platform.is_<platform>()`` (else ``ANY``).
+  Returned lists count only in ``*priorit*`` functions, module-level lists only when their
+  name says supported / available / priority (the others are membership groups).
+
+It then diffs the derived registries against a shipped ``patterns/vllm/ladders/<v>.toml``:
+registries added or removed, and per registry and platform the rungs added, removed and
+moved. If-chain and attention registries of the shipped file are not derived here (they are
+selection functions, not lists) and are listed as skipped. ``--write`` writes a ladder TOML
+of the derived registries, carrying cost classes over from the shipped file; a rung the
+shipped file does not know gets ``cost_class = "unknown"`` for the maintainer to classify.
+
+Usage:
+    python tools/derive_ladders.py /path/to/site-packages [--against patterns/vllm/ladders/0.33.0.toml]
+                                   [--write new.toml] [--version 0.34.0]
+Exit status: 0 no difference, 1 differences found, 2 bad usage or no vLLM tree.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+LINEAR_FILES = {
+    "vllm/model_executor/kernels/linear/__init__.py": "",
+    "vllm/model_executor/layers/quantization/kernels/mixed_precision/__init__.py": "mixed_precision",
+    "vllm/model_executor/layers/quantization/kernels/scaled_mm/__init__.py": "scaled_mm",
+}
+MOE_ORACLE_DIR = "vllm/model_executor/layers/fused_moe/oracle"
+MODULE_LIST = re.compile(r"(?i)supported|available|priorit")
+PLATFORM_TESTS = {"is_cuda": "CUDA", "is_cuda_alike": "CUDA", "is_rocm": "ROCM", "is_xpu": "XPU",
+                  "is_cpu": "CPU", "is_tpu": "TPU"}
+
+
+class DeriveError(Exception):
+    """The given path holds no vLLM package tree."""
+
+
+@dataclass
+class Derived:
+    """A registry read from source: kind, file, and its ordered rungs per platform."""
+
+    name: str
+    kind: str  # "linear" or "moe"
+    file: str
+    platforms: dict[str, list[str]] = field(default_factory=dict)
+
+
+def find_vllm_root(path: Path) -> Path:
+    """The folder that holds ``vllm/`` (a site-packages folder, an unzipped wheel, or ``vllm`` itself).
+
+    Raises ``DeriveError`` when none of them has ``vllm/__init__.py``.
+    """
+    for cand in (path, path.parent):
+        if (cand / "vllm" / "__init__.py").is_file():
+            return cand
+    raise DeriveError(f"{path}: no vllm/__init__.py here (give site-packages or an unzipped wheel)")
+
+
+def installed_version(root: Path) -> Optional[str]:
+    """``__version__`` from ``vllm/_version.py`` (setuptools-scm), read with ``ast``; None if absent."""
+    f = root / "vllm" / "_version.py"
+    if not f.is_file():
+        return None
+    for node in ast.walk(ast.parse(f.read_text(encoding="utf-8", errors="replace"))):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            names |= {e.id for t in node.targets if isinstance(t, ast.Tuple) for e in t.elts if isinstance(e, ast.Name)}
+            if names & {"__version__", "version"}:
+                return node.value.value
+    return None
+
+
+def _names(node: ast.AST) -> Optional[list[str]]:
+    """``[A, B]`` -> ``["A", "B"]`` for a list/tuple of plain names or ``Enum.MEMBER`` attributes."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return None
+    out = []
+    for e in node.elts:
+        if isinstance(e, ast.Name):
+            out.append(e.id)
+        elif isinstance(e, ast.Attribute):
+            out.append(e.attr)
+        else:
+            return None
+    return out
+
+
+def _enum_members(node: ast.AST) -> Optional[list[str]]:
+    """Members of a list/tuple made only of ``<Something>Backend.MEMBER`` attributes."""
+    if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
+        return None
+    out = []
+    for e in node.elts:
+        if not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id.endswith("Backend")):
+            return None
+        out.append(e.attr)
+    return out
+
+
+def _platform_key(node: ast.AST) -> Optional[str]:
+    """``PlatformEnum.CUDA`` -> ``CUDA``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr.upper()
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.upper()
+    return None
+
+
+def read_linear(root: Path) -> list[Derived]:
+    """Module-level ``_POSSIBLE_*KERNELS`` dicts and lists of the linear registry files, in source order."""
+    found: list[tuple[str, str, Derived]] = []
+    for rel, suffix in LINEAR_FILES.items():
+        f = root / rel
+        if not f.is_file():
+            continue
+        tree = ast.parse(f.read_text(encoding="utf-8", errors="replace"), filename=str(f))
+        for node in tree.body:
+            target, value = None, None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                target, value = node.targets[0].id, node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                target, value = node.target.id, node.value
+            if not target or not (target.startswith("_POSSIBLE_") and target.endswith("KERNELS")):
+                continue
+            d = Derived(target, "linear", rel)
+            if isinstance(value, ast.Dict):
+                for k, v in zip(value.keys, value.values):
+                    plat, rungs = _platform_key(k) if k is not None else None, _names(v)
+                    if plat and rungs is not None:
+                        d.platforms[plat] = rungs
+            else:
+                rungs = _names(value)
+                if rungs is not None:
+                    d.platforms["ANY"] = rungs
+            if d.platforms:
+                found.append((target, suffix, d))
+    counts: dict[str, int] = {}
+    for target, _, _ in found:
+        counts[target] = counts.get(target, 0) + 1
+    out = []
+    for target, suffix, d in found:
+        if counts[target] > 1 and suffix:
+            d.name = f"{target}@{suffix}"
+        out.append(d)
+    return out
+
+
+class _MoeVisitor(ast.NodeVisitor):
+    """Collects backend-enum lists per function, keyed by the enclosing platform test."""
+
+    def __init__(self, module: str, rel: str):
+        self.module, self.rel = module, rel
+        self.func: list[str] = []
+        self.plat: list[str] = []
+        self.found: dict[str, Derived] = {}
+
+    def _add(self, var: str, rungs: list[str]) -> None:
+        func = self.func[0] if self.func else "<module>"  # nested helpers fold into their outer function
+        name = f"moe:{self.module}:{func}.{var}"
+        d = self.found.setdefault(name, Derived(name, "moe", self.rel))
+        d.platforms.setdefault(self.plat[-1] if self.plat else "ANY", rungs)
+
+    def visit_FunctionDef(self, node):  # noqa: N802 - ast API
+        self.func.append(node.name)
+        self.generic_visit(node)
+        self.func.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_If(self, node):  # noqa: N802
+        plat = None
+        for sub in ast.walk(node.test):
+            if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_TESTS:
+                plat = PLATFORM_TESTS[sub.attr]
+                break
+        if plat:
+            self.plat.append(plat)
+            for n in node.body:
+                self.visit(n)
+            self.plat.pop()
+            for n in node.orelse:
+                self.visit(n)
+        else:
+            self.generic_visit(node)
+
+    def _assign(self, targets, value):
+        rungs = _enum_members(value) if value is not None else None
+        if rungs is None and isinstance(value, ast.Call) and value.args:  # list((A.X, A.Y))
+            rungs = _enum_members(value.args[0])
+        if rungs is None:
+            return
+        for t in targets:
+            # module-level constants are mostly membership groups (B12X_BACKENDS); only the
+            # supported / available / priority lists there are ladders
+            if isinstance(t, ast.Name) and (self.func or MODULE_LIST.search(t.id)):
+                self._add(t.id, rungs)
+
+    def visit_Assign(self, node):  # noqa: N802
+        self._assign(node.targets, node.value)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):  # noqa: N802
+        self._assign([node.target], node.value)
+        self.generic_visit(node)
+
+    def visit_Return(self, node):  # noqa: N802
+        rungs = _enum_members(node.value) if node.value is not None else None
+        if rungs is not None and self.func and "priorit" in self.func[0]:
+            self._add("return", rungs)
+        self.generic_visit(node)
+
+
+def read_moe(root: Path) -> list[Derived]:
+    """Backend-enum priority lists of the fused-MoE oracles (0.18.1+), in file and source order."""
+    folder = root / MOE_ORACLE_DIR
+    out: list[Derived] = []
+    if not folder.is_dir():
+        return out
+    for f in sorted(folder.glob("*.py")):
+        if f.name in ("__init__.py", "base.py"):
+            continue
+        v = _MoeVisitor(f.stem, str(f.relative_to(root)))
+        v.visit(ast.parse(f.read_text(encoding="utf-8", errors="replace"), filename=str(f)))
+        out += list(v.found.values())
+    return out
+
+
+def derive(root: Path) -> list[Derived]:
+    """Every linear and MoE registry of the vLLM tree under ``root`` (see ``find_vllm_root``)."""
+    return read_linear(root) + read_moe(root)
+
+
+@dataclass
+class RegistryDiff:
+    """Differences of one registry between the shipped ladder and the derived one."""
+
+    name: str
+    status: str  # "same", "changed", "added" (only derived), "removed" (only shipped)
+    lines: list[str] = field(default_factory=list)
+
+
+def diff_platform(old: list[str], new: list[str]) -> list[str]:
+    """Rungs added, removed and moved (new position among the rungs both lists hold)."""
+    out = []
+    for r in new:
+        if r not in old:
+            out.append(f"+ {r} (rung {new.index(r) + 1})")
+    for r in old:
+        if r not in new:
+            out.append(f"- {r} (was rung {old.index(r) + 1})")
+    common_old = [r for r in old if r in new]
+    common_new = [r for r in new if r in old]
+    if common_old != common_new:
+        for r in common_new:
+            a, b = old.index(r) + 1, new.index(r) + 1
+            if common_old.index(r) != common_new.index(r):
+                out.append(f"~ {r} moved: rung {a} -> {b}")
+    return out
+
+
+def diff(shipped: dict, derived: list[Derived]) -> tuple[list[RegistryDiff], list[str]]:
+    """Compare a shipped ladder TOML document with derived registries.
+
+    Returns the per-registry diffs (derived-able kinds only) and the names of shipped
+    registries that this tool does not derive (if-chains, attention lists).
+    """
+    ship = {r["name"]: r for r in shipped.get("registry", [])}
+    skipped = sorted(n for n, r in ship.items() if r["kind"] not in ("linear", "moe"))
+    got = {d.name: d for d in derived}
+    out = []
+    for name in sorted(set(got) | {n for n, r in ship.items() if r["kind"] in ("linear", "moe")}):
+        if name not in ship:
+            d = got[name]
+            out.append(RegistryDiff(name, "added", [f"[{p}] {', '.join(v)}" for p, v in d.platforms.items()]))
+            continue
+        if name not in got:
+            out.append(RegistryDiff(name, "removed"))
+            continue
+        old, new = ship[name]["platforms"], got[name].platforms
+        lines = []
+        for p in sorted(set(old) | set(new)):
+            if p not in new:
+                lines.append(f"[{p}] platform removed")
+            elif p not in old:
+                lines.append(f"[{p}] platform added: {', '.join(new[p])}")
+            else:
+                lines += [f"[{p}] {x}" for x in diff_platform(old[p], new[p])]
+        out.append(RegistryDiff(name, "changed" if lines else "same", lines))
+    return out, skipped
+
+
+def to_ladder(derived: list[Derived], shipped: Optional[dict], version: str) -> dict:
+    """A ladder TOML document of the derived registries; roles, schemes and costs from ``shipped``."""
+    ship = {r["name"]: r for r in (shipped or {}).get("registry", [])}
+    kernels = dict((shipped or {}).get("kernel", {}))
+    regs = []
+    for d in derived:
+        old = ship.get(d.name, {})
+        entry = {"name": d.name, "kind": d.kind, "file": d.file, "role": old.get("role", d.name),
+                 "scheme": old.get("scheme", ""), "platforms": d.platforms}
+        cost = {}
+        for rungs in d.platforms.values():
+            for k in rungs:
+                cost[k] = old.get("cost", {}).get(k) or kernels.get(k, {}).get("cost_class", "unknown")
+                if d.kind == "linear" and k not in kernels:
+                    kernels[k] = {"cost_class": "unknown"}
+        entry["cost"] = cost
+        if old.get("aliases"):
+            entry["aliases"] = old["aliases"]
+        regs.append(entry)
+    regs += [r for n, r in ship.items() if r["kind"] not in ("linear", "moe")]
+    return {"engine": "vllm", "version": version,
+            "source": "tools/derive_ladders.py (ast over an installed vLLM)", "registry": regs, "kernel": kernels}
+
+
+def _dump_toml(doc: dict) -> str:
+    try:
+        import tomli_w
+    except ImportError as exc:  # pragma: no cover - maintainer dependency
+        raise DeriveError("--write needs tomli-w (pip install tomli-w)") from exc
+    return "# Generated by tools/derive_ladders.py; review cost classes marked unknown.\n" + tomli_w.dumps(doc)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("tree", type=Path, help="site-packages (or an unzipped wheel) holding vllm/")
+    ap.add_argument("--against", type=Path, help="shipped ladder TOML to diff against "
+                    "(default: patterns/vllm/ladders/<installed version>.toml)")
+    ap.add_argument("--write", type=Path, help="write the derived ladder TOML here")
+    ap.add_argument("--version", help="release to record (default: vllm/_version.py)")
+    args = ap.parse_args(argv)
+    try:
+        root = find_vllm_root(args.tree)
+        version = args.version or installed_version(root) or "unknown"
+        derived = derive(root)
+        if not derived:
+            raise DeriveError(f"{root}: no _POSSIBLE_*KERNELS registry and no MoE oracle list found")
+        against = args.against
+        if against is None:
+            cand = Path(__file__).resolve().parent.parent / "patterns" / "vllm" / "ladders" / f"{version}.toml"
+            against = cand if cand.is_file() else None
+        shipped = None
+        if against is not None:
+            try:
+                shipped = tomllib.loads(against.read_text())
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise DeriveError(f"{against}: {exc}") from None
+        if args.write:
+            args.write.write_text(_dump_toml(to_ladder(derived, shipped, version)))
+            print(f"wrote {args.write} ({len(derived)} registries, vLLM {version})")
+    except DeriveError as exc:
+        print(f"derive_ladders: {exc}", file=sys.stderr)
+        return 2
+    if shipped is None:
+        for d in derived:
+            print(f"{d.name} ({d.kind}, {d.file})")
+            for p, v in d.platforms.items():
+                print(f"  [{p}] {', '.join(v)}")
+        return 0
+    diffs, skipped = diff(shipped, derived)
+    changed = [d for d in diffs if d.status != "same"]
+    print(f"vLLM {version} tree vs {against}: {len(diffs) - len(changed)} registries same, {len(changed)} differ")
+    for d in changed:
+        print(f"{d.status.upper():8} {d.name}")
+        for line in d.lines:
+            print(f"         {line}")
+    if skipped:
+        print("not derived (if-chains / attention lists, check by hand): " + ", ".join(skipped))
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

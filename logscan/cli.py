@@ -89,7 +89,13 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
                    "e.g. 'emulated,weight_only' or 'KERNEL_NOT_FOUND'.")
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
-def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | None) -> None:
+@click.option("--gpu", default=None, metavar="GPU",
+              help="The GPU the log came from when the log does not say (sm90, 9.0, H100, B200, ...): "
+                   "used only to infer kernels the engine does not log (shown as inferred).")
+@click.option("--cuda", default=None, metavar="VERSION",
+              help="torch.version.cuda of the engine (e.g. 12.6): SGLang's arch predicates are CUDA-version gates.")
+def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | None,
+         gpu: str | None, cuda: str | None) -> None:
     """Scan log files (or - for stdin; .gz read transparently) and report kernels and findings.
 
     \b
@@ -97,6 +103,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
       logscan scan server.log
       vllm serve MODEL 2>&1 | logscan scan -
       logscan scan --format json --fail-on emulated,weight_only pod.log.gz
+      logscan scan --gpu H100 sglang.log
     """
     from .pipeline import scan_inputs
 
@@ -105,7 +112,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     paths = list(inputs) or ["-"]
     if paths == ["-"] and sys.stdin.isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
-    report = scan_inputs(paths, packs)
+    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     click.echo(FORMATS[fmt](report), nl=False)
     errors = [s for s in report.inputs if s.error]
     for s in errors:

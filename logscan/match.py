@@ -44,24 +44,51 @@ class MatchStats:
 class Matcher:
     """Stateful matcher over a stream of records of one input; ``feed`` yields finished events."""
 
-    def __init__(self, packs: PackSet, engines: Optional[list[str]] = None):
+    def __init__(self, packs: PackSet, engines: Optional[list[str]] = None, context: Optional[str] = None):
         self.rules: list[CompiledRule] = []
+        self._engine_of: list[str] = []  #: engine (pack) of each rule, parallel to ``rules``
+        #: prefix-format id -> engine: a line whose prefix belongs to a pack is that engine's
+        self._prefix_engine: dict[str, str] = {}
         for name, pack in packs.packs.items():
             if engines is None or name in engines:
                 self.rules.extend(pack.rules)
+                self._engine_of.extend([pack.engine] * len(pack.rules))
+                for pf in pack.prefixes:
+                    self._prefix_engine.setdefault(pf.spec.id, pack.engine)
+        #: engine of the last prefixed record (tried first for unprefixed lines such as tracebacks);
+        #: ``context`` presets it (e.g. a test of one pack's rules, or a known engine)
+        self._context: Optional[str] = context
+        #: with no context, packs are tried in ``unprefixed_priority`` order (then by name)
+        self._pack_rank = {p.engine: (p.meta.pack.unprefixed_priority, p.engine) for p in packs.packs.values()}
         self._kw = [[k.lower() for k in r.rule.keywords] for r in self.rules]
         words = sorted({k for ks in self._kw for k in ks}, key=len, reverse=True)
         self.prefilter = regex.compile("|".join(regex.escape(w) for w in words) or r"(?!)", regex.I)
         self.stats = MatchStats()
         self._pending: Optional[_Pending] = None
 
-    def _candidates(self, message: str) -> Iterator[CompiledRule]:
+    def _candidates(self, message: str, owner: Optional[str]) -> Iterator[CompiledRule]:
+        """Rules whose keywords the message holds, in the order they are tried.
+
+        A line whose prefix belongs to a pack (``owner``) is tried against that pack's rules
+        only, so one engine's rules never take another engine's lines. An unprefixed line
+        (traceback tail, pasted fragment) is tried against every pack, the engine of the
+        last prefixed line first; ``prefixed_only`` rules never see it.
+        """
         low = message.lower()
-        for cr, kws in zip(self.rules, self._kw):
+        hits = []
+        for i, (cr, kws) in enumerate(zip(self.rules, self._kw)):
+            eng = self._engine_of[i]
+            if owner is not None and eng != owner:
+                continue
+            if owner is None and cr.rule.prefixed_only:
+                continue
             for k in kws:
                 if k in low:
-                    yield cr
+                    hits.append((0 if owner or eng == self._context else 1, self._pack_rank[eng], i, cr))
                     break
+        hits.sort(key=lambda h: (h[0], h[1], h[2]))
+        for _, _, _, cr in hits:
+            yield cr
 
     def _search(self, cr: CompiledRule, text: str):
         try:
@@ -113,10 +140,13 @@ class Matcher:
                 yield self._pending.event
                 self._pending = None
         msg = rec.message
+        owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
+        if owner is not None:
+            self._context = owner
         if not msg or not self.prefilter.search(msg):
             return
         self.stats.prefilter_hits += 1
-        for cr in self._candidates(msg):
+        for cr in self._candidates(msg, owner):
             r = cr.rule
             if r.levels and rec.level and rec.level.lower() not in r.levels:
                 continue
@@ -127,6 +157,7 @@ class Matcher:
                 line=rec.line, rule=r.id, kind=r.kind, source=rec.source, message=msg,
                 groups={k: v for k, v in m.groupdict().items() if v is not None},
                 process=rec.process, rank=rec.rank, level=rec.level,
+                prefix_engine=owner, context_engine=None if owner else self._context,
             )
             if r.continuation is not None:
                 if self._pending is not None:

@@ -76,6 +76,10 @@ class Event(BaseModel):
     process: Optional[str] = None
     rank: Optional[str] = None
     level: Optional[str] = None
+    #: engine whose line prefix the record carried (None: no engine prefix); not reported
+    prefix_engine: Optional[str] = Field(default=None, exclude=True)
+    #: engine of the last prefixed line before an unprefixed one (a weak hint); not reported
+    context_engine: Optional[str] = Field(default=None, exclude=True)
 
 
 class LadderPosition(BaseModel):
@@ -169,6 +173,39 @@ class KvCache(BaseModel):
     evidence: Optional[str] = None  #: the line stating ``in_effect``
 
 
+class ServerArgs(BaseModel):
+    """The engine's own dump of its arguments (SGLang ``server_args=...``), read without eval.
+
+    Typed fields are the ones that choose kernels (names as SGLang spells them, 0.3 ->
+    0.5.23: ``sglang/srt/server_args.py``); every other field is kept in ``other`` as the
+    text the log printed. ``truncated``: the dump was cut before its end (fields after the
+    cut are unknown, not defaults).
+    """
+
+    line: int  #: line of the dump in the input
+    shape: str  #: ``dataclass`` (``ServerArgs(...)``, <= 0.5.16) or ``dict`` (0.5.23 resolved dict)
+    truncated: bool = False
+    model_path: Optional[str] = None
+    quantization: Optional[str] = None
+    dtype: Optional[str] = None
+    kv_cache_dtype: Optional[str] = None
+    moe_runner_backend: Optional[str] = None
+    moe_a2a_backend: Optional[str] = None
+    fp4_gemm_runner_backend: Optional[str] = None  #: ``--fp4-gemm-backend`` (0.5.10+)
+    fp8_gemm_runner_backend: Optional[str] = None  #: ``--fp8-gemm-backend`` (0.5.10+)
+    attention_backend: Optional[str] = None
+    prefill_attention_backend: Optional[str] = None
+    decode_attention_backend: Optional[str] = None
+    device: Optional[str] = None
+    tp_size: Optional[int] = None
+    dp_size: Optional[int] = None
+    ep_size: Optional[int] = None
+    pp_size: Optional[int] = None
+    #: boolean MoE switches of 0.4.x (``enable_ep_moe``, ``enable_deepep_moe``, ...) that are set
+    flags: list[str] = Field(default_factory=list)
+    other: dict[str, str] = Field(default_factory=dict)  #: every other field, as printed
+
+
 class RunConfig(BaseModel):
     """The engine configuration of a run, as far as the log prints it."""
 
@@ -180,6 +217,7 @@ class RunConfig(BaseModel):
     gpu: Optional[str] = None
     compute_capability: Optional[str] = None
     extra: dict[str, str] = Field(default_factory=dict)
+    server_args: Optional[ServerArgs] = None  #: the engine's argument dump, when it logs one
 
 
 class Run(BaseModel):

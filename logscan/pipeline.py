@@ -24,12 +24,13 @@ MAX_REPORT_EVENTS = 100_000
 class Pipeline:
     """Stateful chain for one input stream; ``feed_line`` returns events and closed runs."""
 
-    def __init__(self, packs: Optional[PackSet] = None, source: str = "<stdin>"):
+    def __init__(self, packs: Optional[PackSet] = None, source: str = "<stdin>",
+                 gpu: Optional[str] = None, cuda: Optional[str] = None):
         self.packs = packs or default_packs()
         self.source = source
         self.parser = PrefixParser(self.packs)
         self.matcher = Matcher(self.packs)
-        self.analyzer = Analyzer(self.packs, self.parser.seen_formats)
+        self.analyzer = Analyzer(self.packs, self.parser.seen_formats, gpu=gpu, cuda=cuda)
 
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         for ev in events:
@@ -49,8 +50,12 @@ class Pipeline:
             yield None, run
 
 
-def scan_inputs(paths: list[str], packs: Optional[PackSet] = None) -> Report:
+def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional[str] = None,
+                cuda: Optional[str] = None) -> Report:
     """Scan each input (a path or ``-``) and return one report.
+
+    ``gpu`` (``sm90``, ``H100``) and ``cuda`` (``12.8``) describe the machine when the log
+    does not; they only feed inferences, which stay marked ``observed=False``.
 
     An input that cannot be opened does not stop the others: its ``InputStats.error`` says why
     (the CLI turns that into exit status 2). Runs never span two inputs.
@@ -66,7 +71,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None) -> Report:
         except InputError as exc:
             stats.error = str(exc)
             continue
-        pipe = Pipeline(packs, source=name)
+        pipe = Pipeline(packs, source=name, gpu=gpu, cuda=cuda)
         try:
             items: list = []
             for n, text, trunc in unwrap(read_lines(fh, stats)):

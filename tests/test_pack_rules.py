@@ -11,6 +11,7 @@ from logscan.sources.prefix import PrefixParser
 
 _PACKS = default_packs()
 _RULES = [cr for p in _PACKS.packs.values() for cr in p.rules]
+_ENGINE = {cr.rule.id: p.engine for p in _PACKS.packs.values() for cr in p.rules}
 
 
 def _ids(crs):
@@ -20,8 +21,12 @@ def _ids(crs):
 @pytest.mark.parametrize("cr", _RULES, ids=_ids(_RULES))
 def test_examples_match_their_rule(cr):
     for example in cr.rule.examples:
-        m = Matcher(_PACKS)
-        rec = Record(source="t", line=1, message=example)
+        m = Matcher(_PACKS, context=_ENGINE[cr.rule.id])  # a line of that engine's log
+        if cr.rule.prefixed_only:  # examples of prefixed_only rules are whole lines, prefix included
+            rec = PrefixParser(_PACKS).parse("t", 1, example)
+            assert rec.prefix_format is not None, f"{cr.rule.id}: example {example!r} has no prefix"
+        else:
+            rec = Record(source="t", line=1, message=example)
         events = list(m.feed(rec)) + list(m.flush())
         assert events, f"{cr.rule.id}: no rule recognised example {example!r}"
         assert events[0].rule == cr.rule.id, (

@@ -20,6 +20,7 @@ from ..packs.loader import CompiledRule, Pack, PackSet
 from .archs import check_compiled, parse_cc, parse_compiled
 from .era import EraHint, infer_release
 from .ladders import LadderIndex, norm, parse_version
+from .infer import apply_server_args, infer_selections, server_args_config
 
 _KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
 _DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
@@ -83,6 +84,7 @@ class _RunState:
     events: list[Event] = field(default_factory=list)
     findings: dict[tuple, Finding] = field(default_factory=dict)
     started: bool = False
+    engine_sure: bool = False  #: a line of the run named its engine (prefix or start marker)
 
     @property
     def busy(self) -> bool:
@@ -97,8 +99,11 @@ class Analyzer:
     lines of that run, which is small (kernel lines are printed once per layer family).
     """
 
-    def __init__(self, packs: PackSet, prefix_formats: Optional[dict[str, int]] = None):
+    def __init__(self, packs: PackSet, prefix_formats: Optional[dict[str, int]] = None,
+                 gpu: Optional[str] = None, cuda: Optional[str] = None):
         self.packs = packs
+        #: ``--gpu`` / ``--cuda``: used only to infer what a log does not say (never shown as observed)
+        self.gpu, self.cuda = gpu, cuda
         self.rules: dict[str, tuple[CompiledRule, Pack]] = {}
         for pack in packs.packs.values():
             for cr in pack.rules:
@@ -115,14 +120,18 @@ class Analyzer:
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
-        if run is not None and (run.source != ev.source or run.engine != pack.engine or
+        engine, sure = self._engine_of(ev, pack.engine, r.starts_run, run)
+        if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
+            run.engine = engine  # the run began on lines that named no engine: now one does
+        if run is not None and (run.source != ev.source or run.engine != engine or
                                 (r.starts_run and run.started and self._has_substance(run))):
             yield self._close(run)
             run = None
         if run is None:
             run = self._run = _RunState(index=self._count, source=ev.source, first_line=ev.line,
-                                        last_line=ev.line, engine=pack.engine)
+                                        last_line=ev.line, engine=engine)
             self._count += 1
+        run.engine_sure = run.engine_sure or sure
         run.last_line = max(run.last_line, ev.line)
         if r.starts_run:
             run.started = True
@@ -132,6 +141,24 @@ class Analyzer:
             run.events.append(ev)
         for key, tmpl in r.sets.items():
             self._set(run, key, fill(tmpl, ev.groups), ev)
+
+    @staticmethod
+    def _engine_of(ev: Event, rule_engine: str, starts_run: bool,
+                   run: Optional[_RunState]) -> tuple[str, bool]:
+        """Which engine an event belongs to, and whether the line itself says so.
+
+        A line carrying an engine's prefix, or a start marker, names its engine. An
+        unprefixed line (a traceback tail, a generic Triton/ptxas error) recognised by
+        another pack's rule belongs to the open run, else to the engine of the last
+        prefixed line, else (unsure) to the rule's engine.
+        """
+        if ev.prefix_engine:
+            return ev.prefix_engine, True
+        if starts_run:
+            return rule_engine, True
+        if run is not None and run.source == ev.source:
+            return run.engine, False
+        return ev.context_engine or rule_engine, ev.context_engine is not None
 
     @staticmethod
     def _has_substance(run: _RunState) -> bool:
@@ -170,6 +197,10 @@ class Analyzer:
             c.compute_capability = c.compute_capability or value
         elif key == "gpu":
             c.gpu = c.gpu or value
+        elif key == "server_args":
+            if c.server_args is None:
+                c.server_args = server_args_config(value, ev.line)
+                apply_server_args(c, run, c.server_args)
         elif key in ("config", "args"):
             pat = _KV if key == "config" else _DICT_KV
             for m in pat.finditer(value):
@@ -243,7 +274,7 @@ class Analyzer:
             info.version, info.version_source = run.version, "logged"
             info.version_evidence = f"line {run.version_line}"
         else:
-            guess = infer_release(self._era_hints(run), KNOWN_RELEASES)
+            guess = infer_release(self._era_hints(run), self.packs.packs[run.engine].meta.pack.releases or KNOWN_RELEASES)
             if run.version:
                 info.version = run.version
             if guess is not None:
@@ -365,7 +396,8 @@ class Analyzer:
                     cost = placement.cost_class
                 if cost is None:
                     for nc in pack.meta.name_cost:
-                        if regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family)):
+                        if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))
+                                and (not nc.quantization or regex.search(nc.quantization, run.config.quantization or ""))):
                             cost = CostClass(nc.cost_class)
                             reasoning = f"cost class from the kernel name: {nc.why}"
                             break
@@ -399,13 +431,25 @@ class Analyzer:
                         add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True)
             if r.finding:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
-                            remedy=fill(r.remedy, g) if r.remedy else None)
+                            remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
 
         self._arch_check(run, pack, add_finding)
         selections = []
         for s in sels.values():
             s.selection.ranks = sorted(s.ranks)
             selections.append(s.selection)
+        for sel, hint in infer_selections(self.packs, pack, run.config, info.version, selections,
+                                          {e.kind for e in run.events}, self.gpu, self.cuda):
+            placement = idx.place(info.ladder_version, sel.kernel, hint, run.platform) if idx else None
+            if placement is not None:
+                sel.ladder, sel.scheme = placement.position, placement.registry.scheme or None
+            selections.append(sel)
+            code = codes.cost_class_finding.get(sel.cost_class.value)
+            if code:
+                ev0 = Event(line=sel.line, rule=sel.rule, kind="inferred", source=run.source,
+                            message=sel.reasoning or sel.evidence)
+                add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True,
+                            title=f"{codes.code[code].title}: {sel.kernel} ({sel.family}), inferred")
         self._rank_divergence(sels, add_finding)
         attention = self._attention(run)
         kv = self._kv_cache(run, add_finding)

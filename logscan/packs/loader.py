@@ -17,7 +17,8 @@ import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import ValidationError
 
-from .model import FindingsFile, LadderFile, PackFile, PrefixFormat, ProcessTag, Rule, RuleFile
+from .model import (FindingsFile, InferFile, LadderFile, PackFile, PrefixFormat, ProcessTag, Rule,
+                    RuleFile)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -119,6 +120,7 @@ class Pack:
     rules: list[CompiledRule]
     rank_regex: regex.Pattern
     ladders: dict[str, LadderFile] = field(default_factory=dict)
+    infer: Optional[InferFile] = None  #: ``infer.toml``: predicates and auto ladders, when the pack has one
 
 
 @dataclass
@@ -161,11 +163,17 @@ def _load_pack(folder: Path) -> Pack:
     for path in sorted((folder / "ladders").glob("*.toml")):
         lf = _validate(LadderFile, _read_toml(path), path)
         ladders[lf.version] = lf
+    infer_path = folder / "infer.toml"
+    infer = _validate(InferFile, _read_toml(infer_path), infer_path) if infer_path.is_file() else None
+    if infer is not None:
+        for spec in [p.versions for p in infer.predicate] + [c.versions for c in infer.chain] + \
+                [i.versions for i in infer.infer]:
+            _spec(spec, infer_path, None)
     return Pack(
         engine=meta.pack.engine, path=folder, meta=meta,
         wrappers=comp(meta.wrapper), processes=comp(meta.process), prefixes=comp(meta.prefix),
         rules=rules, rank_regex=_compile(meta.pack.rank_from_process, meta_path, None),
-        ladders=ladders,
+        ladders=ladders, infer=infer,
     )
 
 

@@ -60,6 +60,8 @@ class Rule(_Strict):
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
     continuation: Optional[Continuation] = None
     ignore_case: bool = False
+    #: fire only on lines whose prefix is one of this pack's line formats (broad, generic rules)
+    prefixed_only: bool = False
     examples: list[str] = Field(min_length=1)
     counter_examples: list[str] = Field(default_factory=list)
 
@@ -103,6 +105,12 @@ class PackMeta(_Strict):
     schema_version: int = 1
     #: regex over a process name whose ``rank`` group names the rank (``Worker_TP1`` -> ``TP1``)
     rank_from_process: str = r"_(?P<rank>(?:[A-Z]+\d+_?)+)$"
+    #: releases whose sources the pack was written from, oldest first: the candidates of
+    #: version inference when the log prints no version (empty: the analyser's vLLM list)
+    releases: list[str] = Field(default_factory=list)
+    #: order in which packs try a line that carries no engine prefix and follows no prefixed
+    #: line (lower first): a pack of broad rules yields to one of exact messages
+    unprefixed_priority: int = 0
 
 
 class NameCost(_Strict):
@@ -115,6 +123,8 @@ class NameCost(_Strict):
     pattern: str
     cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
     family: str = ""
+    #: regex over the run's quantization (``RunConfig.quantization``); empty = any
+    quantization: str = ""
     why: str = ""
 
 
@@ -275,3 +285,74 @@ class SchemeFile(_Strict):
     """``patterns/schemes.toml``."""
 
     scheme: dict[str, Scheme]
+
+
+class Predicate(_Strict):
+    """An engine's arch predicate as data: capability window AND a CUDA-version floor.
+
+    Source: SGLang ``sglang/srt/utils/common.py`` ``_check_cuda_device_version`` (0.5.10 ->):
+    ``is_blackwell`` = SM major in {10, 11, 12} AND torch.version.cuda >= 12.8. ``majors``
+    tests the SM major only; ``min_cc`` / ``below_cc`` bound the capability as an integer
+    (``90`` = 9.0); ``exact_cc`` lists exact capabilities; ``min_cuda`` is the CUDA floor.
+    """
+
+    name: str
+    versions: str = ""  #: engine releases this definition holds for (PEP 440); empty = all
+    majors: list[int] = Field(default_factory=list)
+    min_cc: Optional[int] = None
+    below_cc: Optional[int] = None
+    exact_cc: list[int] = Field(default_factory=list)
+    min_cuda: Optional[str] = None
+    source: str = ""
+
+
+class ChainStep(_Strict):
+    """One branch of an if/elif auto ladder: the first step whose predicates all hold wins."""
+
+    when: list[str] = Field(default_factory=list)  #: predicate names; ``!name`` negates; empty = else
+    then: str
+
+
+class Chain(_Strict):
+    """An auto ladder resolving a server argument left at ``auto`` (e.g. ``fp4_gemm_runner_backend``)."""
+
+    arg: str
+    auto: list[str] = Field(default_factory=lambda: ["auto", ""])  #: values that mean "let the chain decide"
+    quantization: str = ""  #: regex over the run's quantization; empty = any
+    versions: str = ""
+    source: str = ""
+    steps: list[ChainStep] = Field(min_length=1)
+
+
+class Outcome(_Strict):
+    """What a resolved backend value means for a layer family: the kernel and its cost class."""
+
+    kernel: str
+    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    requires: list[str] = Field(default_factory=list)  #: predicates that must hold, else the engine raises
+    note: str = ""
+
+
+class InferSpec(_Strict):
+    """A layer family whose kernel the engine does not log: infer it from server args + GPU."""
+
+    id: str
+    family: str
+    quantization: str  #: regex over the run's quantization that makes the family exist
+    arg: str  #: the server argument (resolved by a chain when left at auto)
+    registry: Optional[str] = None  #: ladder role hint for rung placement
+    versions: str = ""
+    needs_event_kind: list[str] = Field(default_factory=list)  #: e.g. ``moe_kernel``: MoE layers seen
+    skip_if_family: str = ""  #: regex: an observed selection of such a family makes the inference moot
+    outcomes: dict[str, Outcome]
+    source: str = ""
+
+
+class InferFile(_Strict):
+    """``patterns/<engine>/infer.toml``: arch predicates, auto ladders, inferred families."""
+
+    predicate: list[Predicate] = Field(default_factory=list)
+    chain: list[Chain] = Field(default_factory=list)
+    infer: list[InferSpec] = Field(default_factory=list)
+    #: CUDA version assumed when neither the log nor ``--cuda`` gives one (said in the reasoning)
+    assumed_cuda: str = "12.8"

@@ -1,0 +1,263 @@
+"""Infer what an engine does not log: kernels chosen from server arguments plus the GPU.
+
+SGLang resolves several backends after it dumps its arguments and never logs the result
+(``fp4_gemm_runner_backend`` stays ``auto`` in the dump; the NVFP4 MoE method turns
+``auto`` into Marlin on SM80-SM90 silently). The facts needed to replay that choice are
+data in ``patterns/<engine>/infer.toml``: arch predicates (capability window AND CUDA
+floor), if/elif auto ladders over them, and the layer families to infer. This module only
+evaluates that data; every selection it makes is ``observed=False`` with its reasoning.
+
+The GPU comes from the log when it names one (a capability error, a FlashInfer autotune
+path, a ``device_name=`` in a tuning-config path) or from ``--gpu``; the CUDA version from
+``--cuda``, else the pack's ``assumed_cuda`` (said in the reasoning).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import regex
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from ..models import CostClass, RunConfig, Selection, ServerArgs
+from ..packs.loader import Pack, PackSet
+from ..packs.model import Chain, InferFile, Predicate
+from . import gpus
+from .server_args import parse_repr
+
+#: ServerArgs fields read as text / as integers (SGLang ``server_args.py`` names).
+_TEXT_FIELDS = ("model_path", "quantization", "dtype", "kv_cache_dtype", "moe_runner_backend",
+                "moe_a2a_backend", "fp4_gemm_runner_backend", "fp8_gemm_runner_backend",
+                "attention_backend", "prefill_attention_backend", "decode_attention_backend", "device")
+_INT_FIELDS = ("tp_size", "dp_size", "ep_size", "pp_size")
+#: 0.4.x boolean MoE switches (no backend enum yet).
+_FLAG_FIELDS = ("enable_ep_moe", "enable_deepep_moe", "enable_flashinfer_cutlass_moe",
+                "enable_flashinfer_trtllm_moe", "enable_triton_kernel_moe", "enable_flashinfer_moe",
+                "enable_dp_attention")
+_CC_TEXT = regex.compile(r"(?i)^\s*(?:sm|cc|compute[ _]?capability)?[ _]?(\d{1,2})(?:\.(\d))?(\d)?a?\s*$")
+
+
+def _text(v: Any) -> Optional[str]:
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v
+    return str(v)
+
+
+def server_args_config(text: str, line: int) -> ServerArgs:
+    """Parse the text after ``server_args=`` into ``ServerArgs`` (never evaluates it).
+
+    Both shapes are read: ``ServerArgs(k=v, ...)`` (SGLang <= 0.5.16) and the resolved
+    dict ``{'k': v, ...}`` (0.5.23). Fields that are not typed are kept in ``other`` as
+    printed; a cut dump sets ``truncated``.
+    """
+    parsed = parse_repr(text)
+    sa = ServerArgs(line=line, shape=parsed.shape, truncated=parsed.truncated)
+    for key, value in parsed.values.items():
+        if key in _TEXT_FIELDS:
+            setattr(sa, key, _text(value))
+        elif key in _INT_FIELDS and isinstance(value, int) and not isinstance(value, bool):
+            setattr(sa, key, value)
+        elif key in _FLAG_FIELDS:
+            if value is True:
+                sa.flags.append(key)
+        else:
+            sa.other[key] = parsed.raw.get(key, _text(value) or "")
+    return sa
+
+
+def apply_server_args(config: RunConfig, run: Any, sa: ServerArgs) -> None:
+    """Copy the run facts the dump states (model, quantization, dtypes, TP) into ``config``.
+
+    A fact already set by an earlier line is kept. ``run.platform`` takes ``device``.
+    """
+    config.model = config.model or sa.model_path
+    if sa.quantization and sa.quantization != "None":
+        config.quantization = config.quantization or sa.quantization
+    if sa.dtype:
+        config.dtype = config.dtype or sa.dtype
+    if sa.kv_cache_dtype and not config.kv_cache_dtype:
+        config.kv_cache_dtype = sa.kv_cache_dtype
+        if hasattr(run, "kv_requested_line"):
+            run.kv_requested_line = sa.line
+    if sa.tp_size:
+        config.tensor_parallel_size = config.tensor_parallel_size or sa.tp_size
+    if sa.device and sa.device not in ("auto", "None") and not run.platform:
+        run.platform = sa.device.upper()
+        if hasattr(run, "platform_line"):
+            run.platform_line = sa.line
+
+
+@dataclass
+class Gpu:
+    """A compute capability (``90`` = sm90) and where it came from."""
+
+    cc: int
+    source: str
+
+
+def parse_capability(text: str) -> Optional[int]:
+    """``sm90`` / ``sm_120a`` / ``9.0`` / ``90`` / ``cc100`` -> 90 / 120 / 90 / 90 / 100; None otherwise."""
+    m = _CC_TEXT.match(text or "")
+    if not m:
+        return None
+    major, minor, tail = m.group(1), m.group(2), m.group(3)
+    if minor is not None:
+        return int(major) * 10 + int(minor)
+    digits = major + (tail or "")
+    n = int(digits)
+    if len(digits) == 1:
+        return n * 10
+    return n if n >= 20 else n * 10
+
+
+def resolve_gpu(config: RunConfig, hint: Optional[str]) -> Optional[Gpu]:
+    """The GPU's capability: from the log's facts first, then the ``--gpu`` hint.
+
+    Looks at ``config.compute_capability`` (a capability error, an autotune path), then
+    ``config.gpu`` (a product name such as a tuning path's ``device_name=NVIDIA_H100...``),
+    then ``hint``; names are resolved with ``patterns/gpus.toml`` (``analysis.gpus``).
+    """
+    if config.compute_capability:
+        cc = parse_capability(config.compute_capability)
+        if cc:
+            return Gpu(cc, f"the log (compute capability {config.compute_capability})")
+    for text, where in ((config.gpu, "the log"), (hint, "--gpu")):
+        if not text:
+            continue
+        g = gpus.resolve_gpu(text) or gpus.resolve_gpu(text.replace("_", " "))
+        if g is not None and g.cc:
+            return Gpu(g.cc, f"{where} ({text}: {g.name})")
+    return None
+
+
+def _holds(spec: str, version: Optional[Version]) -> bool:
+    if not spec:
+        return True
+    if version is None:
+        return True
+    return version in SpecifierSet(spec)
+
+
+def _cuda_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in regex.findall(r"\d+", text)[:2])
+
+
+class _Evaluator:
+    """Evaluates one pack's predicates and chains for one GPU / CUDA / engine release."""
+
+    def __init__(self, data: InferFile, gpu: Gpu, cuda: Optional[str], version: Optional[Version]):
+        self.data, self.gpu, self.cuda, self.version = data, gpu, cuda, version
+        self.notes: list[str] = []
+
+    def predicate(self, name: str) -> bool:
+        neg = name.startswith("!")
+        name = name.lstrip("!")
+        defs = [p for p in self.data.predicate if p.name == name and _holds(p.versions, self.version)]
+        if not defs:
+            return neg  # unknown predicate: false
+        value = self._eval(defs[0])
+        return not value if neg else value
+
+    def _eval(self, p: Predicate) -> bool:
+        cc = self.gpu.cc
+        ok = True
+        if p.majors:
+            ok = ok and cc // 10 in p.majors
+        if p.min_cc is not None:
+            ok = ok and cc >= p.min_cc
+        if p.below_cc is not None:
+            ok = ok and cc < p.below_cc
+        if p.exact_cc:
+            ok = ok and cc in p.exact_cc
+        if ok and p.min_cuda:
+            cuda = self.cuda or self.data.assumed_cuda
+            if not self.cuda:
+                note = f"CUDA version not known: assumed {self.data.assumed_cuda} (give --cuda)"
+                if note not in self.notes:
+                    self.notes.append(note)
+            ok = _cuda_tuple(cuda) >= _cuda_tuple(p.min_cuda)
+        return ok
+
+    def chain(self, arg: str, quantization: str) -> Optional[tuple[str, str, Chain]]:
+        """Resolve ``arg`` through its auto ladder: (value, the step's condition text, chain)."""
+        for ch in self.data.chain:
+            if ch.arg != arg or not _holds(ch.versions, self.version):
+                continue
+            if ch.quantization and not regex.search(ch.quantization, quantization or ""):
+                continue
+            for step in ch.steps:
+                if all(self.predicate(w) for w in step.when):
+                    cond = " and ".join(step.when) or "no earlier branch held"
+                    return step.then, cond, ch
+        return None
+
+
+def infer_selections(packs: PackSet, pack: Pack, config: RunConfig, version: Optional[str],
+                     observed: list[Selection], event_kinds: set[str], gpu_hint: Optional[str],
+                     cuda: Optional[str]) -> list[tuple[Selection, Optional[str]]]:
+    """Selections the pack's ``infer.toml`` implies for a run, each ``observed=False``.
+
+    Returns ``(selection, registry_hint)`` pairs; the hint (a regex over ladder roles)
+    lets the caller place the kernel on a ladder.
+
+    ``version``: the engine release (logged or inferred; None = newest rules). Families
+    an observed selection already covers are skipped. Returns [] when the pack has no
+    inference data, the run has no quantization, or the GPU is unknown.
+    """
+    data = pack.infer
+    quant = config.quantization or ""
+    if data is None or not quant:
+        return []
+    gpu = resolve_gpu(config, gpu_hint)
+    if gpu is None:
+        return []
+    try:
+        ver = Version(version) if version else None
+    except Exception:  # noqa: BLE001 - an unparsable version means "newest rules"
+        ver = None
+    ev = _Evaluator(data, gpu, cuda, ver)
+    sa = config.server_args
+    out: list[tuple[Selection, Optional[str]]] = []
+    for spec in data.infer:
+        if not _holds(spec.versions, ver) or not regex.search(spec.quantization, quant):
+            continue
+        if spec.needs_event_kind and not (set(spec.needs_event_kind) & event_kinds):
+            continue
+        if spec.skip_if_family and any(regex.search(spec.skip_if_family, s.family) for s in observed):
+            continue
+        asked = getattr(sa, spec.arg, None) if sa is not None else None
+        asked = asked if isinstance(asked, str) else None
+        steps: list[str] = []
+        ch = None
+        if asked and asked not in ("auto", "None"):
+            value = asked
+            steps.append(f"server_args {spec.arg}={asked!r} (line {sa.line})")  # type: ignore[union-attr]
+        else:
+            resolved = ev.chain(spec.arg, quant)
+            if resolved is None:
+                continue
+            value, cond, ch = resolved
+            where = f"{spec.arg}={asked!r} in server_args (line {sa.line})" if sa is not None and asked else \
+                f"{spec.arg} not in the log (default auto)"
+            steps.append(f"{where}; the auto ladder ({ch.source}) picks {value!r} because {cond}")
+        outcome = spec.outcomes.get(value)
+        if outcome is None:
+            continue
+        if not all(ev.predicate(r) for r in outcome.requires):
+            continue  # SGLang raises here; a log of that start shows the error line instead
+        reasoning = (f"inferred, not logged: quantization={quant!r}; GPU sm{gpu.cc} from {gpu.source}; "
+                     + "; ".join(steps)
+                     + (f"; {outcome.note}" if outcome.note else "")
+                     + "".join(f"; {n}" for n in ev.notes)
+                     + f"; rule data: {spec.source}")
+        line = sa.line if sa is not None else 0
+        out.append((Selection(
+            family=spec.family, kernel=outcome.kernel, cost_class=CostClass(outcome.cost_class),
+            observed=False, reasoning=reasoning, line=line,
+            evidence=f"server_args {spec.arg}={asked or 'auto'}; GPU sm{gpu.cc}",
+            rule=f"{pack.engine}.infer.{spec.id}",
+        ), spec.registry))
+    return out

@@ -112,6 +112,12 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     paths = list(inputs) or ["-"]
     if paths == ["-"] and sys.stdin.isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
+    if gpu:
+        from .analysis.gpus import resolve_gpu
+
+        if resolve_gpu(gpu) is None:
+            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
+                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     click.echo(FORMATS[fmt](report), nl=False)
     errors = [s for s in report.inputs if s.error]

@@ -61,6 +61,8 @@ class Matcher:
         #: with no context, packs are tried in ``unprefixed_priority`` order (then by name)
         self._pack_rank = {p.engine: (p.meta.pack.unprefixed_priority, p.engine) for p in packs.packs.values()}
         self._kw = [[k.lower() for k in r.rule.keywords] for r in self.rules]
+        #: (line, rule) -> (prefix engine, context engine) of events not yet claimed by ``engine_hint``
+        self._hints: dict[tuple[int, str], tuple[Optional[str], Optional[str]]] = {}
         words = sorted({k for ks in self._kw for k in ks}, key=len, reverse=True)
         self.prefilter = regex.compile("|".join(regex.escape(w) for w in words) or r"(?!)", regex.I)
         self.stats = MatchStats()
@@ -157,8 +159,9 @@ class Matcher:
                 line=rec.line, rule=r.id, kind=r.kind, source=rec.source, message=msg,
                 groups={k: v for k, v in m.groupdict().items() if v is not None},
                 process=rec.process, rank=rec.rank, level=rec.level,
-                prefix_engine=owner, context_engine=None if owner else self._context,
             )
+            if len(self._hints) < 4096:
+                self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)
             if r.continuation is not None:
                 if self._pending is not None:
                     yield self._pending.event
@@ -166,6 +169,15 @@ class Matcher:
             else:
                 yield ev
             break  # first rule wins: rules are ordered most specific first
+
+    def engine_hint(self, ev: Event) -> tuple[Optional[str], Optional[str]]:
+        """``(prefix_engine, context_engine)`` of an event this matcher yielded (once; then forgotten).
+
+        ``prefix_engine``: the engine whose line prefix the record carried, None when it had
+        none. ``context_engine``: for an unprefixed record, the engine of the last prefixed
+        line before it (a weak hint). Both None for an event it does not know.
+        """
+        return self._hints.pop((ev.line, ev.rule), (None, None))
 
     def flush(self) -> Iterator[Event]:
         """Yield the pending multi-line event at the end of an input."""

@@ -76,10 +76,6 @@ class Event(BaseModel):
     process: Optional[str] = None
     rank: Optional[str] = None
     level: Optional[str] = None
-    #: engine whose line prefix the record carried (None: no engine prefix); not reported
-    prefix_engine: Optional[str] = Field(default=None, exclude=True)
-    #: engine of the last prefixed line before an unprefixed one (a weak hint); not reported
-    context_engine: Optional[str] = Field(default=None, exclude=True)
 
 
 class LadderPosition(BaseModel):

@@ -35,7 +35,7 @@ class Pipeline:
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         for ev in events:
             yield ev, None
-            for run in self.analyzer.feed(ev):
+            for run in self.analyzer.feed(ev, *self.matcher.engine_hint(ev)):
                 yield None, run
 
     def feed(self, line: int, text: str, truncated: bool = False) -> Iterator[tuple[Optional[Event], Optional[Run]]]:

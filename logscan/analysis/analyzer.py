@@ -115,12 +115,17 @@ class Analyzer:
         self.max_events_per_run = 10_000
 
     # -- feeding -------------------------------------------------------------------------
-    def feed(self, ev: Event) -> Iterator[Run]:
-        """Add one event; yields a finished run when this event starts a new one."""
+    def feed(self, ev: Event, prefix_engine: Optional[str] = None,
+             context_engine: Optional[str] = None) -> Iterator[Run]:
+        """Add one event; yields a finished run when this event starts a new one.
+
+        ``prefix_engine`` / ``context_engine``: ``Matcher.engine_hint`` of the event (which
+        engine's line prefix it carried, or followed); None when unknown.
+        """
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
-        engine, sure = self._engine_of(ev, pack.engine, r.starts_run, run)
+        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
         if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
             run.engine = engine  # the run began on lines that named no engine: now one does
         if run is not None and (run.source != ev.source or run.engine != engine or
@@ -143,8 +148,8 @@ class Analyzer:
             self._set(run, key, fill(tmpl, ev.groups), ev)
 
     @staticmethod
-    def _engine_of(ev: Event, rule_engine: str, starts_run: bool,
-                   run: Optional[_RunState]) -> tuple[str, bool]:
+    def _engine_of(prefix_engine: Optional[str], context_engine: Optional[str], rule_engine: str,
+                   starts_run: bool, run: Optional[_RunState], source: str) -> tuple[str, bool]:
         """Which engine an event belongs to, and whether the line itself says so.
 
         A line carrying an engine's prefix, or a start marker, names its engine. An
@@ -152,13 +157,13 @@ class Analyzer:
         another pack's rule belongs to the open run, else to the engine of the last
         prefixed line, else (unsure) to the rule's engine.
         """
-        if ev.prefix_engine:
-            return ev.prefix_engine, True
+        if prefix_engine:
+            return prefix_engine, True
         if starts_run:
             return rule_engine, True
-        if run is not None and run.source == ev.source:
+        if run is not None and run.source == source:
             return run.engine, False
-        return ev.context_engine or rule_engine, ev.context_engine is not None
+        return context_engine or rule_engine, context_engine is not None
 
     @staticmethod
     def _has_substance(run: _RunState) -> bool:

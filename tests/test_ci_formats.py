@@ -225,3 +225,34 @@ def test_markdown_summary_shows_verdict_and_selection_table():
     report, gate = _gate([FIXTURES / "vllm" / "vllm-009.log"])
     md = markdown.render(report, gate)
     assert "logscan gate: PASS" in md and "| 1 | MoE (NvFp4) | FLASHINFER_B12X | - | native |" in md
+
+
+# ---- snapshots: the whole output of every format, on real logs, pinned --------------------------
+
+SNAP_CASES = {
+    "vllm-024-baseline-011": ("fixtures/vllm/vllm-024.log", "fixtures/vllm/vllm-011.log"),
+    "vllm-009-native": ("fixtures/vllm/vllm-009.log", None),
+    "constructed-emulation": ("tests/data/constructed-emulation.log", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SNAP_CASES))
+def test_snapshot_every_gate_format(case, snapshot, monkeypatch):
+    """Refresh on purpose with ``pytest --snapshot-update`` and review the diff."""
+    import importlib
+
+    from logscan.cli import GATE_FORMATS
+    from logscan.packs.loader import default_packs
+
+    monkeypatch.chdir(ROOT)  # relative paths in the output, as a CI job would have them
+    log, base = SNAP_CASES[case]
+    packs = default_packs()
+    policy = load_policy(None, set(packs.findings.code), default_policy_path())
+    report = scan_inputs([log], packs)
+    baseline = scan_inputs([base], packs) if base else None
+    gate = evaluate(report, policy, packs.findings, date(2026, 6, 1), baseline=baseline, baseline_name=base)
+    snapshot.snapshot_dir = ROOT / "tests" / "snapshots" / "gate"
+    ext = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "github.txt", "markdown": "md"}
+    for fmt in GATE_FORMATS:
+        out = importlib.import_module(f"logscan.formats.{fmt}").render(report, gate)
+        snapshot.assert_match(out, f"{case}.{ext[fmt]}")

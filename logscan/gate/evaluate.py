@@ -224,7 +224,7 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
                 "COST_CLASS_CHANGED": f"cost class changed since the baseline ({ch.cost})",
                 "FAMILY_MISSING": "has no kernel selection now", None: f"{ch.status} since the baseline"}
         for code in codes or [None]:
-            c = Check(kind="baseline", code=code, name=f"baseline {ch.family}" + (f" {code}" if code else ""),
+            c = Check(kind="baseline", code=code, name=ch.family + (f" {code}" if code else ""),
                       message=f"{ch.family} {what[code]}: {before} -> {after} ({ch.reasoning})",
                       verdict=Verdict.passed, decided_by="", source=src, line=cur.line if cur else None,
                       engine=eng, family=ch.family, kernel=cur.kernel if cur else (old.kernel if old else None),

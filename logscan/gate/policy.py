@@ -274,7 +274,8 @@ def load_policy(path: Optional[str], known_codes: set[str], default_path: Path) 
 
     dtext = read(str(default_path))
     dpf = parse_policy(dtext, str(default_path), known_codes)
-    defaults = [Located(r, f"default policy rule {i + 1}") for i, r in enumerate(dpf.rule)]
+    defaults = [Located(r, f"default policy rule {i + 1} ({default_path.name}:{locate(dtext, 'rule', i, None)})")
+                for i, r in enumerate(dpf.rule)]
     if path is None:
         return Policy(source="default", rules=defaults)
     text = read(path)

@@ -361,3 +361,12 @@ def test_gate_json_validates_against_its_published_schema():
 def test_scan_fail_on_no_kernel_seen_agrees_with_the_gate():
     assert run("scan", "--fail-on", "NO_KERNEL_SEEN", str(AWQ_FORCED)).exit_code == 1
     assert run("scan", "--fail-on", "NO_KERNEL_SEEN", str(NATIVE)).exit_code == 0
+
+
+def test_an_expired_entry_that_matches_nothing_warns_to_remove_it(tmp_path):
+    r, doc = gate_json("--policy", _policy(tmp_path, ALLOW), str(NATIVE))  # native: nothing to allow
+    assert r.exit_code == 0 and doc["gate"]["verdict"] == "warn"
+    stale = [c for c in doc["gate"]["checks"] if c["kind"] == "allow"]
+    assert len(stale) == 1 and "expired on 2026-03-31 and matched nothing" in stale[0]["message"]
+    r, doc = gate_json("--today", "2026-03-01", "--policy", _policy(tmp_path, ALLOW), str(NATIVE))
+    assert doc["gate"]["verdict"] == "pass"

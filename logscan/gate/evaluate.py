@@ -4,7 +4,8 @@ Every kernel selection, every finding, every run or input with no kernel selecti
 (``NO_KERNEL_SEEN``) and every layer family compared with a baseline becomes one ``Check``.
 The first policy rule that matches a check decides its level (fail, warn or pass); an
 allow-list entry turns a fail or warn into a pass until its expiry date, and into a fail
-saying it expired after that. The gate never reads log lines: it has no matcher of its own.
+saying it expired after that (an expired entry that matches nothing only warns: remove it).
+The gate never reads log lines: it has no matcher of its own.
 """
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ class Check(BaseModel):
     ``source`` (None when the check concerns a whole input).
     """
 
-    kind: Literal["selection", "finding", "no_kernel", "baseline"]
+    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow"]
     code: Optional[str] = None
     name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
     message: str
@@ -196,6 +197,14 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     if baseline is not None:
         changes = compare(baseline, report)
         checks += _baseline_checks(changes, report, policy, cmap, today)
+    used = {c.allowance.where for c in checks if c.allowance is not None}
+    for loc in policy.allow:
+        entry: AllowEntry = loc.item  # type: ignore[assignment]
+        if loc.where not in used and today > entry.expires:
+            checks.append(Check(kind="allow", name=f"allow-list entry {loc.where}", verdict=Verdict.warn,
+                                message=f"allow-list entry {loc.where} expired on {entry.expires.isoformat()} and "
+                                        f"matched nothing: remove it (reason was: {entry.reason})",
+                                decided_by=loc.where, source=policy.source))
     worst = min((c.verdict for c in checks), key=VERDICT_ORDER.__getitem__, default=Verdict.passed)
     counts = {v.value: sum(1 for c in checks if c.verdict == v) for v in Verdict}
     codes = {c.code: CodeRule(**dict(findings.code[c.code])) for c in checks if c.code in findings.code}

@@ -454,7 +454,7 @@ class Analyzer:
                 ev0 = Event(line=sel.line, rule=sel.rule, kind="inferred", source=run.source,
                             message=sel.reasoning or sel.evidence)
                 add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True,
-                            title=f"{codes.code[code].title}: {sel.kernel} ({sel.family}), inferred")
+                            title=f"{codes.code[code].title}: {sel.kernel} ({sel.family})")
         self._rank_divergence(sels, add_finding)
         attention = self._attention(run)
         kv = self._kv_cache(run, add_finding)

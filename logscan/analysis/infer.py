@@ -75,7 +75,7 @@ def apply_server_args(config: RunConfig, run: Any, sa: ServerArgs) -> None:
     """
     config.model = config.model or sa.model_path
     if sa.quantization and sa.quantization != "None":
-        config.quantization = config.quantization or sa.quantization
+        config.quantization = sa.quantization  # the dump is the engine's own word: it beats a path or a hint
     if sa.dtype:
         config.dtype = config.dtype or sa.dtype
     if sa.kv_cache_dtype and not config.kv_cache_dtype:
@@ -92,10 +92,14 @@ def apply_server_args(config: RunConfig, run: Any, sa: ServerArgs) -> None:
 
 @dataclass
 class Gpu:
-    """A compute capability (``90`` = sm90) and where it came from."""
+    """The compute capabilities the GPU may have (``90`` = sm90; one when known exactly) and from where."""
 
-    cc: int
+    ccs: tuple[int, ...]
     source: str
+
+    @property
+    def label(self) -> str:
+        return "/".join(f"sm{c}" for c in self.ccs)
 
 
 def parse_capability(text: str) -> Optional[int]:
@@ -113,23 +117,31 @@ def parse_capability(text: str) -> Optional[int]:
     return n if n >= 20 else n * 10
 
 
-def resolve_gpu(config: RunConfig, hint: Optional[str]) -> Optional[Gpu]:
-    """The GPU's capability: from the log's facts first, then the ``--gpu`` hint.
+def resolve_gpu(config: RunConfig, hint: Optional[str], data: Optional[InferFile] = None) -> Optional[Gpu]:
+    """The GPU's capability: from the log's facts first, then a tell, then the ``--gpu`` hint.
 
     Looks at ``config.compute_capability`` (a capability error, an autotune path), then
-    ``config.gpu`` (a product name such as a tuning path's ``device_name=NVIDIA_H100...``),
-    then ``hint``; names are resolved with ``patterns/gpus.toml`` (``analysis.gpus``).
+    ``config.gpu`` (a product name such as a tuning path's ``device_name=NVIDIA_H100...``,
+    resolved with ``patterns/gpus.toml``), then the pack's ``tell`` table (run facts that
+    only some GPUs produce, e.g. SGLang defaulting attention to fa3 only on Hopper), then
+    ``hint``. A tell may leave several capabilities possible (a window).
     """
     if config.compute_capability:
         cc = parse_capability(config.compute_capability)
         if cc:
-            return Gpu(cc, f"the log (compute capability {config.compute_capability})")
-    for text, where in ((config.gpu, "the log"), (hint, "--gpu")):
-        if not text:
-            continue
-        g = gpus.resolve_gpu(text) or gpus.resolve_gpu(text.replace("_", " "))
+            return Gpu((cc,), f"the log (compute capability {config.compute_capability})")
+    if config.gpu:
+        g = gpus.resolve_gpu(config.gpu) or gpus.resolve_gpu(config.gpu.replace("_", " "))
         if g is not None and g.cc:
-            return Gpu(g.cc, f"{where} ({text}: {g.name})")
+            return Gpu((g.cc,), f"the log ({config.gpu}: {g.name})")
+    for t in (data.tell if data is not None else []):
+        value = config.extra.get(t.fact)
+        if value and regex.search(t.value, value):
+            return Gpu(tuple(t.ccs), f"the log ({t.fact}={value!r}: {t.why})")
+    if hint:
+        g = gpus.resolve_gpu(hint) or gpus.resolve_gpu(hint.replace("_", " "))
+        if g is not None and g.cc:
+            return Gpu((g.cc,), f"--gpu ({hint}: {g.name})")
     return None
 
 
@@ -148,8 +160,8 @@ def _cuda_tuple(text: str) -> tuple[int, ...]:
 class _Evaluator:
     """Evaluates one pack's predicates and chains for one GPU / CUDA / engine release."""
 
-    def __init__(self, data: InferFile, gpu: Gpu, cuda: Optional[str], version: Optional[Version]):
-        self.data, self.gpu, self.cuda, self.version = data, gpu, cuda, version
+    def __init__(self, data: InferFile, cc: int, cuda: Optional[str], version: Optional[Version]):
+        self.data, self.cc, self.cuda, self.version = data, cc, cuda, version
         self.notes: list[str] = []
 
     def predicate(self, name: str) -> bool:
@@ -162,7 +174,7 @@ class _Evaluator:
         return not value if neg else value
 
     def _eval(self, p: Predicate) -> bool:
-        cc = self.gpu.cc
+        cc = self.cc
         ok = True
         if p.majors:
             ok = ok and cc // 10 in p.majors
@@ -211,14 +223,13 @@ def infer_selections(packs: PackSet, pack: Pack, config: RunConfig, version: Opt
     quant = config.quantization or ""
     if data is None or not quant:
         return []
-    gpu = resolve_gpu(config, gpu_hint)
+    gpu = resolve_gpu(config, gpu_hint, data)
     if gpu is None:
         return []
     try:
         ver = Version(version) if version else None
     except Exception:  # noqa: BLE001 - an unparsable version means "newest rules"
         ver = None
-    ev = _Evaluator(data, gpu, cuda, ver)
     sa = config.server_args
     out: list[tuple[Selection, Optional[str]]] = []
     for spec in data.infer:
@@ -230,34 +241,50 @@ def infer_selections(packs: PackSet, pack: Pack, config: RunConfig, version: Opt
             continue
         asked = getattr(sa, spec.arg, None) if sa is not None else None
         asked = asked if isinstance(asked, str) else None
-        steps: list[str] = []
-        ch = None
-        if asked and asked not in ("auto", "None"):
-            value = asked
-            steps.append(f"server_args {spec.arg}={asked!r} (line {sa.line})")  # type: ignore[union-attr]
-        else:
-            resolved = ev.chain(spec.arg, quant)
-            if resolved is None:
-                continue
-            value, cond, ch = resolved
-            where = f"{spec.arg}={asked!r} in server_args (line {sa.line})" if sa is not None and asked else \
-                f"{spec.arg} not in the log (default auto)"
-            steps.append(f"{where}; the auto ladder ({ch.source}) picks {value!r} because {cond}")
-        outcome = spec.outcomes.get(value)
-        if outcome is None:
+        # Evaluate for every capability the GPU may have; infer only when all agree.
+        results = set()
+        picked = None
+        for cc in gpu.ccs:
+            got = _decide(spec, data, cc, cuda, ver, asked, quant, sa)
+            results.add(None if got is None else (got[0].kernel, got[0].cost_class))
+            picked = picked or got
+        if len(results) != 1 or picked is None or None in results:
             continue
-        if not all(ev.predicate(r) for r in outcome.requires):
-            continue  # SGLang raises here; a log of that start shows the error line instead
-        reasoning = (f"inferred, not logged: quantization={quant!r}; GPU sm{gpu.cc} from {gpu.source}; "
+        outcome, steps, notes = picked
+        reasoning = (f"inferred, not logged: quantization={quant!r}; GPU {gpu.label} from {gpu.source}; "
                      + "; ".join(steps)
                      + (f"; {outcome.note}" if outcome.note else "")
-                     + "".join(f"; {n}" for n in ev.notes)
+                     + "".join(f"; {n}" for n in notes)
                      + f"; rule data: {spec.source}")
         line = sa.line if sa is not None else 0
         out.append((Selection(
             family=spec.family, kernel=outcome.kernel, cost_class=CostClass(outcome.cost_class),
             observed=False, reasoning=reasoning, line=line,
-            evidence=f"server_args {spec.arg}={asked or 'auto'}; GPU sm{gpu.cc}",
+            evidence=f"server_args {spec.arg}={asked or 'auto'}; GPU {gpu.label}",
             rule=f"{pack.engine}.infer.{spec.id}",
         ), spec.registry))
     return out
+
+
+def _decide(spec, data: InferFile, cc: int, cuda: Optional[str], ver: Optional[Version],
+            asked: Optional[str], quant: str, sa: Optional[ServerArgs]):
+    """(outcome, reasoning steps, notes) of one inference spec on one capability; None when nothing follows."""
+    ev = _Evaluator(data, cc, cuda, ver)
+    steps: list[str] = []
+    if asked and asked not in ("auto", "None"):
+        value = asked
+        steps.append(f"server_args {spec.arg}={asked!r} (line {sa.line})")  # type: ignore[union-attr]
+    else:
+        resolved = ev.chain(spec.arg, quant)
+        if resolved is None:
+            return None
+        value, cond, ch = resolved
+        where = (f"{spec.arg}={asked!r} in server_args (line {sa.line})" if sa is not None and asked
+                 else f"{spec.arg} not in the log (default auto)")
+        steps.append(f"{where}; the auto ladder ({ch.source}) picks {value!r} because {cond}")
+    outcome = spec.outcomes.get(value)
+    if outcome is None:
+        return None
+    if not all(ev.predicate(r) for r in outcome.requires):
+        return None  # SGLang raises here; a log of that start shows the error line instead
+    return outcome, steps, ev.notes

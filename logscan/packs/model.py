@@ -348,9 +348,23 @@ class InferSpec(_Strict):
     source: str = ""
 
 
+class Tell(_Strict):
+    """A run fact that only some GPUs produce: the capabilities it leaves possible.
+
+    E.g. SGLang 0.5.x defaults attention to ``fa3`` only when ``is_hopper_with_cuda_12_3``
+    (``arg_groups/model_override_base.py``), so a logged fa3 default means sm90.
+    """
+
+    fact: str  #: key in ``RunConfig.extra`` set by a rule (``sets``)
+    value: str  #: regex over the fact's value
+    ccs: list[int] = Field(min_length=1)
+    why: str
+
+
 class InferFile(_Strict):
     """``patterns/<engine>/infer.toml``: arch predicates, auto ladders, inferred families."""
 
+    tell: list[Tell] = Field(default_factory=list)
     predicate: list[Predicate] = Field(default_factory=list)
     chain: list[Chain] = Field(default_factory=list)
     infer: list[InferSpec] = Field(default_factory=list)

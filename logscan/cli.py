@@ -91,7 +91,8 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
               help="Use pattern packs from this folder instead of the shipped ones.")
 @click.option("--gpu", default=None, metavar="GPU",
               help="The GPU the log came from when the log does not say (sm90, 9.0, H100, B200, ...): "
-                   "used only to infer kernels the engine does not log (shown as inferred).")
+                   "used to infer kernels the engine does not log (shown as inferred), and to report "
+                   "selections below the rung it should reach as UNEXPECTED_FALLBACK.")
 @click.option("--cuda", default=None, metavar="VERSION",
               help="torch.version.cuda of the engine (e.g. 12.6): SGLang's arch predicates are CUDA-version gates.")
 def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | None,
@@ -104,6 +105,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
       vllm serve MODEL 2>&1 | logscan scan -
       logscan scan --format json --fail-on emulated,weight_only pod.log.gz
       logscan scan --gpu H100 sglang.log
+      logscan scan --gpu B200 server.log
     """
     from .pipeline import scan_inputs
 
@@ -430,6 +432,33 @@ def explain(kernel, fmt):
     rows = _explain(default_packs(), kernel)
     click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
                else render_explain(kernel, rows), nl=False)
+
+
+@cli.command()
+@click.argument("scheme")
+@_machine_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt):
+    """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp): what would execute SCHEME on the machine.
+
+    \b
+    Examples:
+      logscan matrix NVFP4 --gpu H100
+      logscan matrix NVFP4 --gpu B200 --cuda 12.8 --with flashinfer --format json
+    """
+    from .analysis.predict import SchemeError
+    from .analysis.predict import matrix as _matrix
+    from .formats.ladder import render_matrix
+
+    m = _machine(platform, gpu, cuda, with_, builds, env, torch)
+    try:
+        mx = _matrix(default_packs(), scheme, m)
+    except SchemeError as exc:
+        raise click.UsageError(str(exc))
+    if fmt == "json":
+        click.echo(mx.model_dump_json(indent=2))
+    else:
+        click.echo(render_matrix([r.model_dump() for r in mx.rows], f"{mx.scheme} ({mx.scheme_title})", mx.machine), nl=False)
 
 
 def main() -> None:

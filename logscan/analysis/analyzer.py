@@ -353,6 +353,43 @@ class Analyzer:
         if len(votes) > 1:
             info.platform_evidence += " (outvoted: " + ", ".join(p for p in sorted(votes) if p != plat) + ")"
 
+    # -- expected versus observed rung ------------------------------------------------------
+    def _machine(self, run: _RunState):
+        """The machine the run is judged against: ``--gpu``, else the GPU / capability the log names."""
+        from .gates import Machine
+        from .gpus import resolve_gpu
+
+        for text, origin in ((self.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
+            g = resolve_gpu(text) if text else None
+            if g is not None and g.cc is not None:
+                return Machine(platform=run.platform or "CUDA", cc=g.cc, gpu=g.name, cuda=self.cuda), origin
+        return None, None
+
+    def _expected_rungs(self, run: _RunState, pack: Pack, sels: dict, add_finding) -> None:
+        """UNEXPECTED_FALLBACK when a better rung above the observed one suits the GPU (inferred)."""
+        from .expect import skipped_rungs
+
+        machine, origin = self._machine(run)
+        if machine is None:
+            return
+        for s in sels.values():
+            sel = s.selection
+            pos = sel.ladder
+            if pos is None or pos.rung <= 1 or pos.ladder_version not in pack.ladders:
+                continue
+            skipped = skipped_rungs(pack.ladders[pos.ladder_version], pos.registry, pos.platform, pos.rung,
+                                    sel.cost_class.value, machine)
+            if not skipped:
+                continue
+            ev = next((e for e in run.events if e.line == sel.line), run.events[0])
+            src = "--gpu" if origin == "given" else "the log"
+            reasons = [f"{machine.gpu} (sm{machine.cc}, from {src}) can take rung {k.rung} {k.kernel} ({k.cost_class}); "
+                       f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Candidates: "
+                       + ("; ".join(k.candidates) or "no software gate recorded") for k in skipped]
+            add_finding("UNEXPECTED_FALLBACK", ev, sel.rule, kernel=sel.kernel, reasons=reasons, inferred=True,
+                        title=f"{sel.kernel} ({sel.family}) is below what sm{machine.cc} should reach: "
+                              f"{skipped[0].kernel} ({skipped[0].cost_class})")
+
     # -- closing a run ----------------------------------------------------------------------
     def _close(self, run: _RunState) -> Run:
         info = self._engine_info(run)
@@ -439,6 +476,7 @@ class Analyzer:
                             remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
 
         self._arch_check(run, pack, add_finding)
+        self._expected_rungs(run, pack, sels, add_finding)
         selections = []
         for s in sels.values():
             s.selection.ranks = sorted(s.ranks)

@@ -117,6 +117,8 @@ def describe(t: GateTerm) -> str:
         s = f"build {t.flag}"
     elif k == "env":
         s = f"env {t.name}" + (f" (default {t.default})" if t.default is not None else "")
+    elif k == "option":
+        s = f"{t.name} in {{{','.join(t.values)}}}" + (f" (default {t.default})" if t.default is not None else "")
     elif k in ("dtype", "layer"):
         s = f"{t.field} in {{{','.join(t.values)}}}"
     elif k == "group_size":
@@ -133,26 +135,28 @@ def describe(t: GateTerm) -> str:
 
 
 #: Term kinds that describe the software install rather than the silicon.
-SOFT_KINDS = frozenset({"cuda_min", "torch_min", "package", "build", "env", "opaque"})
+SOFT_KINDS = frozenset({"cuda_min", "torch_min", "package", "build", "env", "opaque", "option"})
 HARDWARE_KINDS = frozenset({"platform", "cc_min", "cc_eq", "cc_family", "cc_range"})
 
 
-def evaluate(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool = False) -> TermResult:
+def evaluate(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool = False,
+             assume: frozenset[str] = frozenset()) -> TermResult:
     """Evaluate one term. ``facts`` maps checkpoint fields (``act_type``, ``group_size``, ...) to the
     set of values the scheme allows; a missing field is unknown. Never raises.
 
     ``optimistic`` answers "could this hardware take the rung with the right software?": software
     terms (CUDA runtime, packages, build flags, env, unstructured) pass and unknowns pass; only a
-    known hardware or checkpoint mismatch fails.
+    known hardware or checkpoint mismatch fails. ``assume`` names term kinds taken as passing
+    (e.g. ``{"option"}``: "would it run with the right server option?").
     """
-    if optimistic and t.kind in SOFT_KINDS:
-        return TermResult(t, Verdict.passes, "assumed (software)")
+    if (optimistic and t.kind in SOFT_KINDS) or t.kind in assume:
+        return TermResult(t, Verdict.passes, "assumed")
     if t.only_on:
         if m.platform is None:
             return TermResult(t, Verdict.unknown, "platform unknown")
         if m.platform not in t.only_on:
             return TermResult(t, Verdict.passes, f"not applicable on {m.platform}")
-    v, why = _eval(t, m, facts, optimistic)
+    v, why = _eval(t, m, facts, optimistic, assume)
     if t.negate and v != Verdict.unknown:
         v = Verdict.passes if v == Verdict.fails else Verdict.fails
     if optimistic and v == Verdict.unknown:
@@ -160,7 +164,8 @@ def evaluate(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: b
     return TermResult(t, v, why)
 
 
-def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool) -> tuple[Verdict, str]:
+def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool,
+          assume: frozenset[str]) -> tuple[Verdict, str]:
     k = t.kind
     ok = lambda b: Verdict.passes if b else Verdict.fails  # noqa: E731
     if k == "platform":
@@ -199,6 +204,12 @@ def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool
             return Verdict.unknown, f"{t.name} not given and no default known"
         src = "set" if t.name in m.env else "default"
         return ok(str(val).strip().lower() in _TRUTHY), f"{t.name}={val} ({src})"
+    if k == "option":
+        val = m.env.get(t.name, t.default)
+        if val is None:
+            return Verdict.unknown, f"{t.name} not given and no default known"
+        src = "set" if t.name in m.env else "default"
+        return ok(str(val).strip().lower() in {v.lower() for v in t.values}), f"{t.name}={val} ({src})"
     if k in ("dtype", "layer", "group_size"):
         name = "group_size" if k == "group_size" else t.field
         have = facts.get(name)
@@ -218,13 +229,13 @@ def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool
             return Verdict.unknown, f"{t.field} unreadable"
         return (_and(ok(r) for r in res)), f"{t.field}={','.join(have)}"
     if k == "any_of":
-        v = _or(_and(evaluate(x, m, facts, optimistic).verdict for x in opt) for opt in t.options)
+        v = _or(_and(evaluate(x, m, facts, optimistic, assume).verdict for x in opt) for opt in t.options)
         return v, "alternatives"
     return Verdict.unknown, "not structured: " + (t.text or t.source)[:120]
 
 
 def evaluate_terms(terms: Iterable[GateTerm], m: Machine, facts: dict[str, list[str]],
-                   optimistic: bool = False) -> tuple[Verdict, list[TermResult]]:
+                   optimistic: bool = False, assume: frozenset[str] = frozenset()) -> tuple[Verdict, list[TermResult]]:
     """Verdict of a conjunction of terms, with each term's result (in order)."""
-    results = [evaluate(t, m, facts, optimistic) for t in terms]
+    results = [evaluate(t, m, facts, optimistic, assume) for t in terms]
     return _and(r.verdict for r in results), results

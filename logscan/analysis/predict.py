@@ -18,7 +18,7 @@ from packaging.version import Version
 from pydantic import BaseModel, Field
 
 from ..packs.loader import PackSet, _read_toml, _validate, patterns_root
-from ..packs.model import GateTerm, LadderFile, Registry, Scheme, SchemeFile
+from ..packs.model import GateTerm, LadderFile, Registry, Scheme, SchemeEngine, SchemeFile
 from .gates import Machine, Verdict, describe, evaluate_terms
 from .ladders import LadderIndex, parse_version
 
@@ -45,6 +45,7 @@ class RungOut(BaseModel):
     predicted: bool = False
     possible: bool = False  #: unknown rung above the predicted one: it wins if its unknowns hold
     hardware: Verdict = Verdict.unknown  #: verdict of the silicon alone (software assumed present)
+    needs: list[str] = Field(default_factory=list)  #: server options that would make a failing rung pass
     terms: list[TermOut] = Field(default_factory=list)
 
 
@@ -119,13 +120,18 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
     se = scheme.engines.get(engine)
     if se is None:
         raise SchemeError(f"no {engine} ladder is recorded for {sid} (engines: {', '.join(sorted(scheme.engines)) or '-'})")
-    idx = LadderIndex(packs.packs[engine])
-    release = idx.pick_release(parse_version(engine_version)) if engine_version else idx.pick_release(None)
     if engine_version and parse_version(engine_version) is None:
         raise SchemeError(f"engine version {engine_version!r} is not a release number")
+    idx = LadderIndex(packs.packs[engine])
+    release = idx.pick_release(parse_version(engine_version)) if engine_version else idx.pick_release(None)
     if release is None:
         raise SchemeError(f"no shipped {engine} ladder for version {engine_version or 'any'}")
-    ladder = packs.packs[engine].ladders[release]
+    return walk_ladder(packs.packs[engine].ladders[release], sid, scheme, se, machine)
+
+
+def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, machine: Machine) -> Walk:
+    """Walk one ladder file for a scheme (``se``: the scheme's entry for the ladder's engine)."""
+    engine, release = ladder.engine, ladder.version
     platform = (machine.platform or "CUDA").upper()
     found = pick_registry(ladder, se.role, platform)
     out = Walk(engine=engine, ladder_version=release, scheme=sid, scheme_title=scheme.title,
@@ -142,12 +148,38 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
         terms: list[GateTerm] = list(k.gates) if k else []
         v, res = evaluate_terms(terms, machine, scheme.facts)
         hv, _ = evaluate_terms(terms, machine, scheme.facts, optimistic=True)
+        ov, _ = evaluate_terms(terms, machine, scheme.facts, assume=frozenset({"option"}))
         cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
-        out.rungs.append(RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost,
-                                 gate=" & ".join(describe(t) for t in terms) or "(none: always available)",
-                                 verdict=v, hardware=hv, terms=_terms_out(res)))
+        rung = RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost,
+                       gate=" & ".join(describe(t) for t in terms) or "(none: always available)",
+                       verdict=v, hardware=hv, terms=_terms_out(res))
+        if v == Verdict.fails and ov == Verdict.passes:
+            rung.needs = _option_needs(terms, machine, scheme.facts)
+        out.rungs.append(rung)
     _predict(out, reg)
     return out
+
+
+def _option_needs(terms: list[GateTerm], machine: Machine, facts: dict[str, list[str]]) -> list[str]:
+    """``name=value`` settings of the failing option terms of a rung (inside alternatives too)."""
+    from .gates import evaluate
+
+    needs: list[str] = []
+    for t in terms:
+        if evaluate(t, machine, facts).verdict != Verdict.fails:
+            continue
+        if t.kind == "option":
+            needs.append(f"{t.name}={'|'.join(t.values)}")
+        elif t.kind == "any_of":
+            for opt in t.options:
+                if evaluate_terms(opt, machine, facts, assume=frozenset({"option"}))[0] == Verdict.passes:
+                    needs += _option_needs(opt, machine, facts)
+                    break
+    return needs
+
+
+def _unknowns(r: RungOut) -> str:
+    return ", ".join(t.term for t in r.terms if t.verdict == Verdict.unknown)
 
 
 def _predict(out: Walk, reg: Registry) -> None:
@@ -171,9 +203,13 @@ def _predict(out: Walk, reg: Registry) -> None:
         out.outcome = (f"{out.predicted} ({out.predicted_cost_class})" +
                        ("" if out.certain else f", unless an unknown rung above passes: {names}"))
     elif possible:
-        out.outcome = f"undetermined: the first of {names} whose unknown facts hold"
+        out.outcome = "undetermined: " + "; else ".join(f"{r.kernel} ({r.cost_class}) if {_unknowns(r)}" for r in possible)
+        out.outcome += "; else every rung refuses" + (f" ({reg.exhausted})" if reg.exhausted else "")
     else:
         out.outcome = "every rung refuses: the layer fails to load" + (f" ({reg.exhausted})" if reg.exhausted else "")
+        opt = next((r for r in out.rungs if r.needs), None)
+        if opt is not None:
+            out.outcome += f"; with {', '.join(opt.needs)}: {opt.kernel} ({opt.cost_class})"
     if out.scheme_verdict == Verdict.unknown:
         out.outcome += " (if the engine accepts the scheme on this machine: " + "; ".join(
             t.term for t in out.scheme_gate if t.verdict == Verdict.unknown) + ")"
@@ -206,3 +242,77 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
                             "above": rungs[:i],
                         })
     return rows
+
+
+class MatrixRow(BaseModel):
+    """One engine's answer in ``logscan matrix``: what would execute and how sure."""
+
+    engine: str
+    ladder_version: Optional[str] = None
+    registry: Optional[str] = None
+    executes: Optional[str] = None
+    cost_class: Optional[str] = None
+    basis: str = ""  #: certain / conditional / refused / undetermined / no ladder
+    note: str = ""
+
+
+class Matrix(BaseModel):
+    """``logscan matrix --format json``: one row per engine, plus each engine's full walk."""
+
+    scheme: str
+    scheme_title: str
+    machine: str
+    rows: list[MatrixRow]
+    walks: list[Walk] = Field(default_factory=list)
+
+
+@functools.lru_cache(maxsize=4)
+def _matrix_config(root: Optional[Path] = None) -> tuple[list[str], dict[str, list[LadderFile]]]:
+    from ..packs.model import MatrixFile
+
+    base = (root or patterns_root()) / "matrix"
+    cfg = _validate(MatrixFile, _read_toml(base / "matrix.toml"), base / "matrix.toml")
+    extra: dict[str, list[LadderFile]] = {}
+    for eng, files in cfg.ladders.items():
+        extra[eng] = [_validate(LadderFile, _read_toml(base / f), base / f) for f in files]
+    return list(cfg.engines), extra
+
+
+def _ladders_for(packs: PackSet, engine: str, extra: dict[str, list[LadderFile]]) -> list[LadderFile]:
+    """Every ladder file of an engine, newest release first (pack ladders before matrix-kept ones)."""
+    lfs = list(packs.packs[engine].ladders.values()) if engine in packs.packs else []
+    lfs += extra.get(engine, [])
+    return sorted(lfs, key=lambda lf: parse_version(lf.version) or Version("0"), reverse=True)
+
+
+def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional[SchemeFile] = None) -> Matrix:
+    """One row per engine (``patterns/matrix/matrix.toml``): the newest ladder of the scheme's role,
+    walked on ``machine``. Raises ``SchemeError`` for an unknown scheme."""
+    schemes = schemes or load_schemes()
+    sid, scheme = find_scheme(scheme_name, schemes)
+    engines, extra = _matrix_config()
+    out = Matrix(scheme=sid, scheme_title=scheme.title, machine=machine.describe(), rows=[])
+    platform = (machine.platform or "CUDA").upper()
+    for eng in engines:
+        se = scheme.engines.get(eng)
+        lf = None
+        if se is not None:
+            lf = next((x for x in _ladders_for(packs, eng, extra) if pick_registry(x, se.role, platform)), None)
+        if se is None or lf is None:
+            out.rows.append(MatrixRow(engine=eng, basis="no ladder",
+                                      note=f"no {eng} ladder for {sid} on {platform} is recorded"))
+            continue
+        w = walk_ladder(lf, sid, scheme, se, machine)
+        out.walks.append(w)
+        row = MatrixRow(engine=eng, ladder_version=w.ladder_version, registry=w.registry)
+        if w.predicted:
+            row.executes, row.cost_class = w.predicted, w.predicted_cost_class
+            row.basis = "certain" if w.certain else "conditional"
+            if not w.certain:
+                row.note = "unless earlier: " + "; ".join(f"{r.kernel} if {_unknowns(r)}" for r in w.rungs if r.possible)
+        elif w.scheme_verdict == Verdict.fails or not any(r.verdict != Verdict.fails for r in w.rungs):
+            row.basis, row.executes, row.note = "refused", "refuses to load", w.outcome
+        else:
+            row.basis, row.note = "undetermined", w.outcome
+        out.rows.append(row)
+    return out

@@ -45,10 +45,12 @@ def render_explain(kernel: str, rows: list[dict]) -> str:
 def render_matrix(rows: list[dict], scheme: str, machine: str) -> str:
     """One row per engine: what would execute, its cost class, and how sure."""
     out = [f"{scheme} on {machine}", ""]
-    width = max([len(r["engine"]) for r in rows] + [6])
-    out.append(f"  {'ENGINE':{width}}  {'EXECUTES':40} {'COST CLASS':15} BASIS")
-    for r in rows:
-        out.append(f"  {r['engine']:{width}}  {(r['executes'] or '-')[:40]:40} {(r['cost_class'] or '-'):15} {r['basis']}")
+    names = [f"{r['engine']} {r['ladder_version'] or ''}".strip() for r in rows]
+    width = max([len(n) for n in names] + [6])
+    ex = max([len(r["executes"] or "-") for r in rows] + [8])
+    out.append(f"  {'ENGINE':{width}}  {'EXECUTES':{ex}}  {'COST CLASS':15} BASIS")
+    for n, r in zip(names, rows):
+        out.append(f"  {n:{width}}  {(r['executes'] or '-'):{ex}}  {(r['cost_class'] or '-'):15} {r['basis']}")
         if r.get("note"):
             out.append(f"  {'':{width}}  {r['note']}")
     return "\n".join(out) + "\n"

@@ -168,7 +168,7 @@ class PackFile(_Strict):
 
 GateKind = Literal[
     "platform", "cc_min", "cc_eq", "cc_family", "cc_range", "cuda_min", "package", "build", "env",
-    "torch_min", "dtype", "group_size", "shape", "layer", "any_of", "opaque",
+    "torch_min", "dtype", "group_size", "shape", "layer", "any_of", "opaque", "option",
 ]
 
 
@@ -179,7 +179,9 @@ class GateTerm(_Strict):
     sm90), ``cc_family`` (``major``: 10 = cc 100..109), ``cc_range`` (``lo`` <= cc < ``hi``),
     ``cuda_min`` (``version``, CUDA runtime), ``package`` (``name``: an optional module or extra),
     ``build`` (``flag``: a compile-time macro of the engine build), ``env`` (``name``, truthy
-    unless ``negate``; ``default`` is the engine's default), ``torch_min`` (``version``).
+    unless ``negate``; ``default`` is the engine's default), ``option`` (a server argument or
+    environment variable ``name`` whose value is in ``values``; ``default`` when unset),
+    ``torch_min`` (``version``).
     Checkpoint / layer terms: ``dtype`` (``field`` in ``values``), ``group_size`` (``values``),
     ``shape`` (``field`` a multiple of ``multiple_of``), ``layer`` (``field`` in ``values``).
     ``any_of`` holds alternative conjunctions (``options``); ``opaque`` is a requirement that
@@ -370,3 +372,10 @@ class InferFile(_Strict):
     infer: list[InferSpec] = Field(default_factory=list)
     #: CUDA version assumed when neither the log nor ``--cuda`` gives one (said in the reasoning)
     assumed_cuda: str = "12.8"
+
+
+class MatrixFile(_Strict):
+    """``patterns/matrix/matrix.toml``: engine rows of ``logscan matrix`` and extra ladder files."""
+
+    engines: list[str]
+    ladders: dict[str, list[str]] = Field(default_factory=dict)

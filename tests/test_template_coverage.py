@@ -1,0 +1,59 @@
+"""The vLLM pack recognises the engine's kernel-choice log templates (issue 3, part 1).
+
+Runs the shared measuring tool ``shared/tools/template_coverage.py`` on the reference
+templates of 13 vLLM releases (``shared/reference/vllm/templates.jsonl``): it prints one
+synthetic line per template in vLLM's own line format, runs ``logscan scan --format json``
+over them (this checkout, through ``python -m logscan.cli``) and counts the lines that
+came back as events. The targets below are the issue's; a rule change that loses a
+template fails here instead of silently. Skipped when the shared reference is not there
+(a wheel install, a clone without ``../shared``).
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import SHARED
+
+TOOL = SHARED / "tools" / "template_coverage.py"
+TEMPLATES = SHARED / "reference" / "vllm" / "templates.jsonl"
+ARCH_MATCH = r"(?i)kernel|capabilit|SM ?[0-9]|hopper|blackwell|not supported|pip install|requires"
+
+pytestmark = pytest.mark.skipif(
+    not (TOOL.is_file() and TEMPLATES.is_file()),
+    reason="shared/tools/template_coverage.py or shared/reference/vllm/templates.jsonl not found",
+)
+
+_LAST = re.compile(r"^coverage=(\d+)/(\d+)=", re.M)
+
+
+def _coverage(*args: str) -> tuple[int, int, str]:
+    """(recognised, total, tool output) for one selection of templates."""
+    cmd = f"{sys.executable} -m logscan.cli scan --format json {{log}}"
+    proc = subprocess.run(
+        [sys.executable, str(TOOL), str(TEMPLATES), *args, "--cmd", cmd, "-v"],
+        capture_output=True, text=True, timeout=600,
+    )
+    found = _LAST.findall(proc.stdout)
+    assert found, f"the coverage tool printed no coverage line (exit {proc.returncode}): {proc.stderr[-500:]}"
+    hit, total = map(int, found[-1])
+    assert total > 0
+    return hit, total, proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "target"),
+    [
+        (("--version", "0.33.0", "--levels", "info,warning,error"), 1.0),
+        (("--levels", "info,warning,error"), 0.97),
+        (("--levels", "raise", "--match", ARCH_MATCH), 0.90),
+    ],
+    ids=["0.33.0-logged", "all-releases-logged", "raised-kernel-arch-package"],
+)
+def test_template_coverage_meets_target(args, target):
+    hit, total, out = _coverage(*args)
+    misses = "\n".join(line for line in out.splitlines() if line.startswith("MISS"))
+    assert hit / total >= target, f"coverage {hit}/{total} below {target:.0%}; misses:\n{misses}"

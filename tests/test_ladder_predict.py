@@ -185,3 +185,25 @@ def test_cli_explain_lists_every_ladder_with_position():
     rows = json.loads(r.output)["ladders"]
     assert {(x["ladder_version"], x["rung"], x["rungs"]) for x in rows} >= {("0.33.0", 6, 14)}
     assert all(x["cost_class"] == "weight_only" for x in rows)
+
+
+def test_rung_without_recorded_facts_is_unknown_not_passing(packs):
+    """0.22.1 still selects NVFP4 through a backend if-chain whose members carry no kernel facts."""
+    from logscan.analysis.predict import load_schemes, walk_ladder
+
+    sch = load_schemes()
+    scheme = sch.scheme["NVFP4"].model_copy(update={"engines": {}})
+    se = sch.scheme["NVFP4"].engines["vllm"].model_copy(update={"role": r"nvfp4 linear \(backend enum\)"})
+    lf = next(lf for v, lf in packs.packs["vllm"].ladders.items()
+              if any(r.role == "nvfp4 linear (backend enum)" for r in lf.registry))
+    w = walk_ladder(lf, "NVFP4", scheme, se, Machine(cc=90))
+    assert w.rungs and all(r.verdict == Verdict.unknown for r in w.rungs if r.gate == "(no gate recorded)")
+    assert w.predicted is None or not w.certain
+
+
+def test_walk_uses_matrix_kept_ladders_and_engine_version(packs):
+    assert walk(packs, "sglang", "NVFP4", Machine(cc=90)).predicted == "marlin"
+    w = walk(packs, "trtllm", "FP8-BLOCK", Machine(cc=100), "0.21.0")
+    assert (w.ladder_version, w.predicted) == ("0.21.0", None)
+    with pytest.raises(Exception):
+        walk(packs, "vllm", "NVFP4", Machine(cc=90), "0.18.1")  # no NVFP4 linear registry yet in 0.18.1

@@ -115,18 +115,23 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
     """
     schemes = schemes or load_schemes()
     sid, scheme = find_scheme(scheme_name, schemes)
-    if engine not in packs.packs:
-        raise SchemeError(f"unknown engine {engine!r} (known: {', '.join(sorted(packs.packs))})")
+    _, extra = _matrix_config()
+    if engine not in packs.packs and engine not in extra:
+        raise SchemeError(f"unknown engine {engine!r} (known: {', '.join(sorted(set(packs.packs) | set(extra)))})")
     se = scheme.engines.get(engine)
     if se is None:
         raise SchemeError(f"no {engine} ladder is recorded for {sid} (engines: {', '.join(sorted(scheme.engines)) or '-'})")
-    if engine_version and parse_version(engine_version) is None:
+    want = parse_version(engine_version) if engine_version else None
+    if engine_version and want is None:
         raise SchemeError(f"engine version {engine_version!r} is not a release number")
-    idx = LadderIndex(packs.packs[engine])
-    release = idx.pick_release(parse_version(engine_version)) if engine_version else idx.pick_release(None)
-    if release is None:
-        raise SchemeError(f"no shipped {engine} ladder for version {engine_version or 'any'}")
-    return walk_ladder(packs.packs[engine].ladders[release], sid, scheme, se, machine)
+    platform = (machine.platform or "CUDA").upper()
+    lfs = [lf for lf in _ladders_for(packs, engine, extra) if pick_registry(lf, se.role, platform)]
+    if want is not None:
+        lfs = [lf for lf in lfs if (parse_version(lf.version) or Version("0")) <= want]
+    if not lfs:
+        raise SchemeError(f"no shipped {engine} ladder for {sid} on {platform}"
+                          + (f" at or before {engine_version}" if engine_version else ""))
+    return walk_ladder(lfs[0], sid, scheme, se, machine)
 
 
 def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, machine: Machine) -> Walk:
@@ -149,9 +154,11 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
         v, res = evaluate_terms(terms, machine, scheme.facts)
         hv, _ = evaluate_terms(terms, machine, scheme.facts, optimistic=True)
         ov, _ = evaluate_terms(terms, machine, scheme.facts, assume=frozenset({"option"}))
+        gate = " & ".join(describe(t) for t in terms) or "(none: always available)"
+        if k is None:  # a rung with no recorded facts (e.g. an if-chain enum member): never guessed
+            v, hv, ov, gate = Verdict.unknown, Verdict.unknown, Verdict.unknown, "(no gate recorded)"
         cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
-        rung = RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost,
-                       gate=" & ".join(describe(t) for t in terms) or "(none: always available)",
+        rung = RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost, gate=gate,
                        verdict=v, hardware=hv, terms=_terms_out(res))
         if v == Verdict.fails and ov == Verdict.passes:
             rung.needs = _option_needs(terms, machine, scheme.facts)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 RuleKind = Literal[
     "linear_kernel", "moe_kernel", "fallback_warning", "kernel_not_found", "backend_override",
@@ -154,6 +154,39 @@ class PlatformHint(_Strict):
     why: str = ""
 
 
+class Uncovered(_Strict):
+    """A reference log template the pack deliberately does not recognise, and why.
+
+    ``template`` is the engine's format string as the reference lists it
+    (``shared/reference/<engine>/templates.jsonl``: ``%s`` / ``{expr}`` placeholders kept);
+    ``example`` is that template rendered with plausible values. The model checks that the
+    example is a rendering of the template (placeholders stand for up to 200 characters);
+    the test suite checks that no rule of the shipped packs recognises the example, so the
+    list cannot go stale silently.
+    """
+
+    template: str = Field(min_length=1)
+    level: Literal["debug", "info", "warning", "error", "exception", "raise"]
+    versions: str = ""  #: PEP 440 specifier of the releases that print it (from the reference)
+    reason: str = Field(min_length=20)  #: why a careful reader would not want an event from it
+    example: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _example_renders_template(self) -> "Uncovered":
+        import re
+
+        placeholder = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrfiegx]|\{[^{}]*\}")
+        parts, pos = [], 0
+        for m in placeholder.finditer(self.template):
+            parts.append(re.escape(self.template[pos:m.start()]))
+            parts.append(".{0,200}?")
+            pos = m.end()
+        parts.append(re.escape(self.template[pos:]))
+        if not re.search("".join(parts), self.example):
+            raise ValueError(f"example {self.example!r} is not a rendering of template {self.template!r}")
+        return self
+
+
 class PackFile(_Strict):
     """``patterns/<engine>/pack.toml``."""
 
@@ -164,6 +197,8 @@ class PackFile(_Strict):
     wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
     process: list[ProcessTag] = Field(default_factory=list)
     prefix: list[PrefixFormat] = Field(default_factory=list)
+    #: reference templates left unrecognised on purpose, each with its reason
+    uncovered: list[Uncovered] = Field(default_factory=list)
 
 
 GateKind = Literal[

@@ -1,4 +1,4 @@
-"""Command line (click): ``logscan scan``, ``gate``, ``diff``, ``schema``, ``codes``, ``packs``.
+"""Command line (click): ``logscan scan``, ``gate``, ``diff``, ``follow``, ``schema``, ``codes``, ``packs``.
 
 Exit status: 0 analysed (gate: passed); 1 a ``--fail-on`` cost class or finding code is
 present (gate: failed; diff: a family moved down, changed cost class or went missing); 2 bad
@@ -133,6 +133,45 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
             click.echo(f"logscan: --fail-on: {h}", err=True)
         sys.exit(EXIT_FAIL_ON)
     sys.exit(EXIT_OK)
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, required=True, metavar="PATH|GLOB|-...")
+@click.option("--state-file", type=click.Path(dir_okay=False), default=None,
+              help="Where to keep positions and what was reported, to resume after a restart "
+                   "without losing or repeating a line (written atomically).")
+@click.option("--metrics-addr", default="127.0.0.1:9464", show_default=True, metavar="HOST:PORT",
+              help="Prometheus /metrics, /livez, /readyz; port 0 picks a free one, 'off' disables. "
+                   "Binding beyond loopback (0.0.0.0:9464, for Prometheus to scrape a pod) is your choice.")
+@click.option("--mode", type=click.Choice(["sidecar", "daemonset"]), default="sidecar", show_default=True,
+              help="sidecar: the scrape target is the pod (no pod labels on metrics); daemonset: "
+                   "namespace/pod/container labels from /var/log/pods paths.")
+@click.option("--namespace", envvar="LOGSCAN_NAMESPACE", default=None, help="Pod namespace for JSON lines [env LOGSCAN_NAMESPACE].")
+@click.option("--pod", envvar="LOGSCAN_POD", default=None, help="Pod name for JSON lines [env LOGSCAN_POD].")
+@click.option("--container", envvar="LOGSCAN_CONTAINER", default=None, help="Container for JSON lines [env LOGSCAN_CONTAINER].")
+@click.option("--poll-interval", type=click.FloatRange(0.01, 60), default=0.25, show_default=True,
+              help="Seconds between polls of the followed files.")
+@click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Use pattern packs from this folder instead of the shipped ones.")
+def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, mode: str, namespace: str | None,
+           pod: str | None, container: str | None, poll_interval: float, patterns_dir: str | None) -> None:
+    """Follow logs as they grow (rotations, new files, stdin): JSON lines and Prometheus metrics.
+
+    Each new kernel selection or finding is printed as one JSON line on stdout as soon as it
+    is seen. Stops cleanly on SIGTERM/SIGINT, saving --state-file.
+
+    \b
+    Examples:
+      logscan follow /logs/engine.log --state-file /logs/.logscan-state
+      logscan follow --mode daemonset --metrics-addr 0.0.0.0:9464 '/var/log/pods/*/*/*.log'
+      vllm serve MODEL 2>&1 | logscan follow -
+    """
+    from .follow.command import run_follow
+    from .follow.podinfo import PodLabels
+
+    packs = load_packs(patterns_dir) if patterns_dir else default_packs()
+    sys.exit(run_follow(list(inputs), packs, state_file, metrics_addr, mode,
+                        PodLabels(namespace, pod, container), poll_interval))
 
 
 @cli.command()

@@ -68,6 +68,20 @@ class Matcher:
         self.stats = MatchStats()
         self._pending: Optional[_Pending] = None
 
+    @property
+    def pending(self) -> bool:
+        """True while a multi-line event (a rule with ``continuation``) is still gathering lines."""
+        return self._pending is not None
+
+    @property
+    def context(self) -> Optional[str]:
+        """Engine of the last prefixed record (tried first for unprefixed lines); settable to restore it."""
+        return self._context
+
+    @context.setter
+    def context(self, engine: Optional[str]) -> None:
+        self._context = engine
+
     def _candidates(self, message: str, owner: Optional[str]) -> Iterator[CompiledRule]:
         """Rules whose keywords the message holds, in the order they are tried.
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Optional
 
+from pydantic import ValidationError
+
 from . import __version__
 from .analysis.analyzer import Analyzer
 from .match import Matcher
@@ -21,8 +23,30 @@ from .sources.unwrap import unwrap
 MAX_REPORT_EVENTS = 100_000
 
 
+class Checkpoint:
+    """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
+
+    __slots__ = ("_events", "_n", "formats", "context")
+
+    def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str]):
+        self._events, self._n, self.formats, self.context = events, n, formats, context
+
+    def to_json(self) -> dict:
+        """``{"events": [...], "formats": {...}, "context": ...}``, what ``Pipeline.restore`` takes."""
+        return {"events": [{"event": ev.model_dump(mode="json"), "hint": list(hint)}
+                           for ev, hint in self._events[: self._n]],
+                "formats": dict(self.formats), "context": self.context}
+
+
 class Pipeline:
-    """Stateful chain for one input stream; ``feed_line`` returns events and closed runs."""
+    """Stateful chain for one input stream; ``feed`` yields events and closed runs.
+
+    For a stream that never ends (``logscan follow``) it also offers ``open_run`` (the open
+    run as it stands, to report selections and findings before the run closes),
+    ``flush_pending`` (give up waiting for the rest of a multi-line message after a quiet
+    spell) and ``checkpoint``/``restore`` (resume after a restart without re-reading the
+    whole stream: the events of the open run are kept, which are few per engine start).
+    """
 
     def __init__(self, packs: Optional[PackSet] = None, source: str = "<stdin>",
                  gpu: Optional[str] = None, cuda: Optional[str] = None):
@@ -31,11 +55,23 @@ class Pipeline:
         self.parser = PrefixParser(self.packs)
         self.matcher = Matcher(self.packs)
         self.analyzer = Analyzer(self.packs, self.parser.seen_formats, gpu=gpu, cuda=cuda)
+        #: events of the open run with their engine hints, for checkpoint(); only appended to
+        self._open: list[tuple[Event, tuple]] = []
+
+    def _analyse(self, ev: Event, hint: tuple) -> Iterator[Run]:
+        closed = False
+        for run in self.analyzer.feed(ev, *hint):
+            closed = True
+            yield run
+        if closed:
+            self._open = []
+        if len(self._open) < self.analyzer.max_events_per_run:
+            self._open.append((ev, hint))
 
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         for ev in events:
             yield ev, None
-            for run in self.analyzer.feed(ev, *self.matcher.engine_hint(ev)):
+            for run in self._analyse(ev, self.matcher.engine_hint(ev)):
                 yield None, run
 
     def feed(self, line: int, text: str, truncated: bool = False) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
@@ -48,6 +84,58 @@ class Pipeline:
         yield from self._events(self.matcher.flush())
         for run in self.analyzer.finish():
             yield None, run
+        self._open = []
+
+    def flush_pending(self) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
+        """Emit a multi-line event still gathering lines, keeping the run open."""
+        yield from self._events(self.matcher.flush())
+
+    def open_run(self) -> Optional[Run]:
+        """The open run as it would be reported if the input ended now (None if none is open)."""
+        return self.analyzer.peek()
+
+    @property
+    def quiescent(self) -> bool:
+        """True when no multi-line event is half gathered: a safe point for ``checkpoint``."""
+        return not self.matcher.pending
+
+    def checkpoint(self) -> Checkpoint:
+        """The state that ``restore`` rebuilds; cheap enough to take after every line.
+
+        Holds the events of the open run (at most ``analyzer.max_events_per_run``; a
+        reference to a list that is only appended to, not a copy) with their engine hints,
+        the line formats seen and the matcher's engine context. Raises ``ValueError`` unless
+        ``quiescent``.
+        """
+        if not self.quiescent:
+            raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
+        return Checkpoint(self._open, len(self._open), dict(self.parser.seen_formats), self.matcher.context)
+
+    def restore(self, state: dict) -> None:
+        """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
+
+        Raises ``ValueError`` when the dict is not a checkpoint (wrong shape or event fields).
+        """
+        try:
+            items = []
+            for item in state.get("events", []):
+                hint = tuple(item.get("hint") or (None, None))
+                if len(hint) != 2 or not all(h is None or isinstance(h, str) for h in hint):
+                    raise ValueError(f"bad engine hint {hint!r}")
+                items.append((Event.model_validate(item["event"]), hint))
+            formats = {str(k): int(v) for k, v in dict(state.get("formats", {})).items()}
+            context = state.get("context")
+            if context is not None and not isinstance(context, str):
+                raise ValueError(f"bad context {context!r}")
+        except (ValidationError, TypeError, ValueError, AttributeError, KeyError) as exc:
+            raise ValueError(f"not a pipeline checkpoint: {exc}") from None
+        self.parser.seen_formats.update(formats)
+        self.matcher.context = context
+        for ev, hint in items:
+            if ev.rule not in self.analyzer.rules:
+                continue  # a rule removed from the packs since the checkpoint
+            for _ in self._analyse(ev, hint):
+                pass
 
 
 def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional[str] = None,

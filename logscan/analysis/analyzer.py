@@ -175,6 +175,14 @@ class Analyzer:
             yield self._close(self._run)
             self._run = None
 
+    def peek(self) -> Optional[Run]:
+        """The open run as it would close now, without closing it (None when no run is open).
+
+        Lets a stream that never ends (``logscan follow``) report selections and findings as
+        they appear; the run goes on receiving events afterwards.
+        """
+        return self._close(self._run) if self._run is not None else None
+
     # -- run facts -----------------------------------------------------------------------
     def _set(self, run: _RunState, key: str, value: str, ev: Event) -> None:
         if not value:

@@ -48,18 +48,29 @@ def _json_line(text: str) -> Optional[tuple[str, bool]]:
     return f"{head}{loc}{msg}", True
 
 
-def unwrap(lines: Iterator[tuple[int, str, bool]], max_len: int = 1 << 20) -> Iterator[tuple[int, str, bool]]:
-    """Yield ``(first_line_number, engine_line, truncated)`` with wrappers removed and parts joined.
+class Unwrapper:
+    """The stateful core of ``unwrap``, fed one physical line at a time (for a tail that never ends).
 
-    An unterminated partial record at the end of the input (a CRI stream cut after a ``P``
-    line) is still yielded, flagged truncated, so no line is lost.
+    ``feed(n, text, truncated)`` returns the complete records (0 or 1, a list of
+    ``(first_line_number, engine_line, truncated)``); ``pending`` is True while ``P`` partial
+    lines (or Docker entries without a newline) wait for their end; ``flush()`` returns the
+    unterminated record, flagged truncated, so no line is lost.
     """
-    pending: list[str] = []
-    pending_line = 0
-    pending_len = 0
-    pending_trunc = False
 
-    for n, text, trunc in lines:
+    def __init__(self, max_len: int = 1 << 20):
+        self.max_len = max_len
+        self._parts: list[str] = []
+        self._line = 0
+        self._len = 0
+        self._trunc = False
+
+    @property
+    def pending(self) -> bool:
+        """True while a partial record waits for the line that completes it."""
+        return bool(self._parts)
+
+    def feed(self, n: int, text: str, trunc: bool = False) -> list[tuple[int, str, bool]]:
+        """Unwrap one physical line; returns the records it completes (none while partial)."""
         complete = True
         body = text
         if text[:1].isdigit() and len(text) > 30 and text[4:5] == "-":
@@ -71,20 +82,40 @@ def unwrap(lines: Iterator[tuple[int, str, bool]], max_len: int = 1 << 20) -> It
             j = _json_line(text)
             if j is not None:
                 body, complete = j
-        if pending or not complete:
-            if not pending:
-                pending_line = n
-            if pending_len < max_len:
-                piece = body[: max_len - pending_len]
-                pending.append(piece)
-                pending_len += len(piece)
-                pending_trunc = pending_trunc or trunc or len(piece) < len(body)
-            else:
-                pending_trunc = True
-            if complete:
-                yield pending_line, "".join(pending), pending_trunc
-                pending, pending_len, pending_trunc = [], 0, False
-            continue
-        yield n, body, trunc
-    if pending:
-        yield pending_line, "".join(pending), True
+        if not self._parts and complete:
+            return [(n, body, trunc)]
+        if not self._parts:
+            self._line = n
+            self._parts.append("")  # marks "pending" even when the first part is empty
+        if self._len < self.max_len:
+            piece = body[: self.max_len - self._len]
+            self._parts.append(piece)
+            self._len += len(piece)
+            self._trunc = self._trunc or trunc or len(piece) < len(body)
+        else:
+            self._trunc = True
+        if not complete:
+            return []
+        out = [(self._line, "".join(self._parts), self._trunc)]
+        self._parts, self._len, self._trunc = [], 0, False
+        return out
+
+    def flush(self) -> list[tuple[int, str, bool]]:
+        """End of input: the unterminated partial record (flagged truncated), if any."""
+        if not self._parts:
+            return []
+        out = [(self._line, "".join(self._parts), True)]
+        self._parts, self._len, self._trunc = [], 0, False
+        return out
+
+
+def unwrap(lines: Iterator[tuple[int, str, bool]], max_len: int = 1 << 20) -> Iterator[tuple[int, str, bool]]:
+    """Yield ``(first_line_number, engine_line, truncated)`` with wrappers removed and parts joined.
+
+    An unterminated partial record at the end of the input (a CRI stream cut after a ``P``
+    line) is still yielded, flagged truncated, so no line is lost.
+    """
+    u = Unwrapper(max_len)
+    for n, text, trunc in lines:
+        yield from u.feed(n, text, trunc)
+    yield from u.flush()

@@ -1,0 +1,56 @@
+"""Wire ``logscan follow`` together: metrics endpoint, signals, the follower loop.
+
+Exit status: 0 after SIGTERM/SIGINT (state saved) or at the end of stdin; 2 when the
+metrics address cannot be bound or is malformed, or no input is given.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Optional
+
+import click
+from prometheus_client import disable_created_metrics
+
+from ..packs.loader import PackSet
+from .metrics import FollowMetrics, is_loopback, parse_addr, serve
+from .podinfo import PodLabels
+from .runner import Follower
+
+
+def run_follow(inputs: list[str], packs: PackSet, state_file: Optional[str], metrics_addr: str, mode: str,
+               labels: PodLabels, poll: float) -> int:
+    """Run until a signal or the end of stdin; returns the exit status."""
+    metrics = None
+    server = None
+    degraded = set(packs.findings.cost_class_finding)
+    if metrics_addr.lower() != "off":
+        try:
+            host, _ = parse_addr(metrics_addr)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--metrics-addr")
+        disable_created_metrics()  # no *_created series: they double the output for nothing here
+        metrics = FollowMetrics(mode, degraded)
+    follower = Follower(inputs, packs, sys.stdout, metrics=metrics, state_file=state_file, labels=labels,
+                        poll=poll)
+    if metrics is not None:
+        try:
+            server = serve(metrics, metrics_addr, lambda: follower.ready)
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {metrics_addr}: {exc.strerror or exc}")
+        bound_host, bound_port = server.server_address[:2]
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        note = "" if is_loopback(host) else " (beyond loopback, as asked)"
+        click.echo(f"logscan follow: metrics on http://{shown}:{bound_port}/metrics{note}", err=True)
+    signal.signal(signal.SIGTERM, follower.request_stop)
+    signal.signal(signal.SIGINT, follower.request_stop)
+    try:
+        follower.run()
+    except BrokenPipeError:
+        follower.save_state()
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+    click.echo("logscan follow: stopped, state saved" if state_file else "logscan follow: stopped", err=True)
+    return 0

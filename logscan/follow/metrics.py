@@ -1,0 +1,205 @@
+"""Prometheus metrics of ``logscan follow`` (prometheus-client) and its HTTP endpoint.
+
+Names follow the Prometheus naming rules (``logscan_`` prefix, base units, ``_total`` on
+counters, ``_info`` on an info-style gauge of value 1). Every label value comes from a
+bounded set: engine names and registry names from the packs and ladders, kernel classes from
+the ladders (a kernel no ladder holds keeps its logged name, cut to an identifier and capped
+at ``MAX_KERNEL_VALUES`` distinct values, then ``other``), cost classes and severities from
+enums, finding codes from ``patterns/findings.toml``. No line text, pid, path or timestamp.
+
+Pod identity: in ``sidecar`` mode the scrape target (the pod) is the identity, so no pod
+label is added; in ``daemonset`` mode one process reads every pod of a node, and
+``namespace``, ``pod`` and ``container`` labels (from the kubelet path) tell them apart.
+
+Endpoints: ``/metrics``; ``/livez`` (200 while the process runs); ``/readyz`` (200 once the
+content that existed at start-up has been read, 503 before).
+"""
+from __future__ import annotations
+
+import threading
+from socketserver import ThreadingMixIn
+from typing import Callable, Iterable
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import regex
+from prometheus_client import CollectorRegistry, Counter, Gauge, make_wsgi_app
+
+from ..models import Run
+from .podinfo import PodLabels
+
+POD_LABELS = ("namespace", "pod", "container")
+SELECTION_LABELS = ("engine", "registry", "kernel", "cost_class")
+#: Distinct values of the ``kernel`` label kept for names no ladder holds; then ``other``.
+MAX_KERNEL_VALUES = 128
+_NOT_IDENT = regex.compile(r"[^A-Za-z0-9_.:+-]")
+
+
+def child(metric, values: tuple):
+    """``metric.labels(*values)``, or the metric itself when it has no labels (sidecar mode)."""
+    return metric.labels(*values) if values else metric
+
+
+class FollowMetrics:
+    """The metrics of one ``logscan follow`` process, in their own registry.
+
+    ``mode`` is ``sidecar`` or ``daemonset`` (pod labels only in the latter).
+    ``degraded_classes``: the cost classes that set ``logscan_degraded`` to 1 (the classes
+    that ``patterns/findings.toml`` maps to a finding: weight_only, emulated, dequant_at_load).
+    """
+
+    def __init__(self, mode: str, degraded_classes: Iterable[str]):
+        if mode not in ("sidecar", "daemonset"):
+            raise ValueError(f"mode must be sidecar or daemonset, not {mode!r}")
+        self.mode = mode
+        self.degraded_classes = frozenset(degraded_classes)
+        self.registry = CollectorRegistry(auto_describe=True)
+        pod = POD_LABELS if mode == "daemonset" else ()
+        r = self.registry
+        self.selection = Gauge("logscan_kernel_selection_info",
+                               "A quantized layer family runs this kernel (value 1), in the latest engine run",
+                               pod + SELECTION_LABELS, registry=r)
+        self.degraded = Gauge("logscan_degraded",
+                              "1 when the latest engine run selected a weight-only, emulated or "
+                              "dequantize-at-load kernel, else 0", pod, registry=r)
+        self.findings = Counter("logscan_findings", "Findings reported, by code and severity",
+                                pod + ("code", "severity"), registry=r)
+        self.lines = Counter("logscan_read_lines", "Log lines read", pod, registry=r)
+        self.bytes = Counter("logscan_read_bytes", "Log bytes read", pod, registry=r)
+        self.rotations = Counter("logscan_rotations", "Log rotations followed, by kind (rename, copytruncate)",
+                                 pod + ("kind",), registry=r)
+        self.dropped = Counter("logscan_partial_lines_dropped",
+                               "Lines cut short: over-long lines, partial CRI records that never ended, "
+                               "content lost to a copytruncate without a copy", pod, registry=r)
+        self.last_line = Gauge("logscan_last_line_timestamp_seconds",
+                               "Unix time at which the last log line was read", pod, registry=r)
+        self.streams = Gauge("logscan_followed_files", "Log files followed now", registry=r)
+        if not pod:  # series that exist from the start, at 0
+            for kind in ("rename", "copytruncate"):
+                self.rotations.labels(kind)
+            self.degraded.set(0)
+        self._kernels: set[str] = set()
+        self._sel: dict[str, set[tuple]] = {}  # stream -> exported selection label tuples
+        self._deg: dict[str, tuple[tuple, bool]] = {}  # stream -> (pod label tuple, degraded)
+
+    def pod_values(self, labels: PodLabels) -> tuple:
+        """Label values identifying the pod (empty tuple in sidecar mode)."""
+        if self.mode != "daemonset":
+            return ()
+        return (labels.namespace or "", labels.pod or "", labels.container or "")
+
+    def _kernel_value(self, name: str) -> str:
+        v = _NOT_IDENT.sub("_", name)[:64]
+        if v in self._kernels:
+            return v
+        if len(self._kernels) >= MAX_KERNEL_VALUES:
+            return "other"
+        self._kernels.add(v)
+        return v
+
+    def set_run(self, stream: str, labels: PodLabels, run: Run) -> None:
+        """Export the selections of ``run`` (the latest of ``stream``) and its degraded flag."""
+        pod = self.pod_values(labels)
+        new = set()
+        for s in run.selections:
+            kernel = s.ladder.kernel_class if s.ladder else s.kernel
+            registry = s.ladder.registry if s.ladder else "none"
+            new.add(pod + (run.engine.name, registry, self._kernel_value(kernel), s.cost_class.value))
+        old = self._sel.get(stream, set())
+        self._sel[stream] = new
+        for lv in old - new:
+            if not any(lv in other for other in self._sel.values()):
+                self.selection.remove(*lv)
+        for lv in new:
+            self.selection.labels(*lv).set(1)
+        bad = any(s.cost_class.value in self.degraded_classes for s in run.selections)
+        self._deg[stream] = (pod, bad)
+        self._set_degraded(pod)
+
+    def _set_degraded(self, pod: tuple) -> None:
+        child(self.degraded, pod).set(1 if any(b for p, b in self._deg.values() if p == pod) else 0)
+
+    def finding(self, labels: PodLabels, code: str, severity: str) -> None:
+        """Count one reported finding."""
+        child(self.findings, self.pod_values(labels) + (code, severity)).inc()
+
+    def forget(self, stream: str, labels: PodLabels) -> None:
+        """A followed file is gone: drop its selections (and, in daemonset mode, its pod's series)."""
+        old = self._sel.pop(stream, set())
+        for lv in old:
+            if not any(lv in other for other in self._sel.values()):
+                self.selection.remove(*lv)
+        pod = self.pod_values(labels)
+        self._deg.pop(stream, None)
+        if self.mode == "daemonset" and not any(p == pod for p, _ in self._deg.values()):
+            for m in (self.degraded, self.lines, self.bytes, self.dropped, self.last_line):
+                try:
+                    m.remove(*pod)
+                except KeyError:
+                    pass
+        elif pod == ():
+            self._set_degraded(pod)
+
+
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - no access log on stderr
+        pass
+
+
+def parse_addr(addr: str) -> tuple[str, int]:
+    """``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); raises ``ValueError`` when malformed."""
+    host, sep, port = addr.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"expected HOST:PORT, got {addr!r}")
+    host = host.strip("[]") or "127.0.0.1"
+    return host, int(port)
+
+
+def serve(metrics: FollowMetrics, addr: str, ready: Callable[[], bool]):
+    """Start the HTTP endpoint in a daemon thread; returns the server (``server_address`` has the port).
+
+    Raises ``OSError`` when the address cannot be bound.
+    """
+    host, port = parse_addr(addr)
+    prom = make_wsgi_app(metrics.registry)
+
+    def app(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path == "/metrics":
+            return prom(environ, start_response)
+        if path == "/livez":
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [b"ok\n"]
+        if path == "/readyz":
+            ok = ready()
+            start_response("200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain")])
+            return [b"ready\n" if ok else b"catching up\n"]
+        start_response("404 Not Found", [("Content-Type", "text/plain")])
+        return [b"not found: try /metrics, /livez, /readyz\n"]
+
+    server_cls = _Server
+    if ":" in host:
+        import socket
+
+        class _Server6(_Server):
+            address_family = socket.AF_INET6
+        server_cls = _Server6
+    httpd = make_server(host, port, app, server_class=server_cls, handler_class=_Quiet)
+    t = threading.Thread(target=httpd.serve_forever, name="logscan-metrics", daemon=True)
+    t.start()
+    return httpd
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``."""
+    import ipaddress
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+

@@ -1,0 +1,391 @@
+"""``logscan follow``: tail logs, feed the one pipeline, emit JSON lines and metrics as they happen.
+
+Each followed file (or stdin) is a *stream* with its own ``Pipeline`` (the same chain as
+``logscan scan``: reader clean-up, CRI/Docker unwrapping, prefix parsing, matcher,
+analyser). Line numbers of a stream run on across rotations, as if the rotated pieces were
+one file. After every batch of lines the open run is looked at (``Pipeline.open_run``) and
+each selection or finding not reported before is printed as one JSON line and counted.
+
+Exactly once, across rotations and restarts: the tailer (``tail.py``) hands each line once;
+``--state-file`` keeps, per stream, the position after the last line at which the pipeline
+was *quiescent* (no multi-line message half gathered, no CRI partial record pending), the
+pipeline checkpoint at that point (the open run's events), and the keys of what was already
+reported for the latest runs. A restart resumes there: the few lines after it are read again
+and rebuild the same state, and what they produce was reported already, so it is not
+printed twice. The file is written atomically (temporary file, fsync, rename).
+"""
+from __future__ import annotations
+
+import fnmatch
+import glob as globmod
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from typing import IO, Literal, Optional, Union
+
+from pydantic import BaseModel
+
+from ..models import Finding, InputStats, Run, Selection
+from ..packs.loader import PackSet
+from ..pipeline import Checkpoint, Pipeline
+from ..sources.reader import clean
+from ..sources.unwrap import Unwrapper
+from .metrics import FollowMetrics, child
+from .podinfo import PodLabels, labels_from_path
+from .tail import FileTail, Position, StreamTail
+
+STATE_VERSION = 1
+#: Runs per stream whose reported keys are kept (older runs never come back).
+KEEP_RUNS = 16
+_GLOB_CHARS = set("*?[")
+
+
+class FollowRecord(BaseModel):
+    """One JSON line on stdout: a selection or a finding, as soon as logscan sees it."""
+
+    type: Literal["selection", "finding"]
+    source: str  #: the followed path (its live name) or ``<stdin>``
+    namespace: Optional[str] = None
+    pod: Optional[str] = None
+    container: Optional[str] = None
+    run_line: int  #: line (counted across rotations) where the engine run starts
+    engine: str
+    engine_version: Optional[str] = None
+    model: Optional[str] = None
+    selection: Optional[Selection] = None
+    finding: Optional[Finding] = None
+
+
+class Stream:
+    """One followed file or stdin: its tailer, pipeline, counters and what was reported."""
+
+    def __init__(self, key: str, tail: Union[FileTail, StreamTail], packs: PackSet, labels: PodLabels):
+        self.key = key
+        self.tail = tail
+        self.labels = labels
+        self.pipe = Pipeline(packs, source=key)
+        self.unwrap = Unwrapper()
+        self.stats = InputStats(source=key)
+        self.line = 0
+        self.ck: tuple[Optional[Position], int, Checkpoint] = (tail.position(), 0, self.pipe.checkpoint())
+        self.reported: OrderedDict[int, set[str]] = OrderedDict()
+        self.dirty = False
+        self.last_data = time.monotonic()
+        self.missing = 0
+        self.rotations_seen = dict(tail.rotations)
+        self.dropped_seen = 0
+        self.done = False
+
+    def state(self) -> Optional[dict]:
+        """The JSON state of this stream (None for stdin, which cannot be resumed)."""
+        pos, line, ck = self.ck
+        if isinstance(self.tail, StreamTail):
+            return None
+        return {"position": pos.to_json() if pos else None, "line": line, "pipeline": ck.to_json(),
+                "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
+
+
+class Follower:
+    """Follows paths, globs and/or stdin; see the module docstring.
+
+    ``inputs``: paths, glob patterns (re-scanned every ``rescan`` seconds) or ``-``.
+    ``out``: where JSON lines go. ``metrics``: a ``FollowMetrics`` or None.
+    ``labels``: pod labels for JSON lines when the path does not tell (sidecar mode).
+    """
+
+    def __init__(self, inputs: list[str], packs: PackSet, out: IO[str], metrics: Optional[FollowMetrics] = None,
+                 state_file: Optional[str] = None, labels: PodLabels = PodLabels(), poll: float = 0.25,
+                 rescan: float = 1.0, idle_flush: float = 2.0, state_every: float = 2.0,
+                 err: IO[str] = sys.stderr):
+        self.inputs = inputs
+        self.packs = packs
+        self.out = out
+        self.err = err
+        self.metrics = metrics
+        self.state_file = state_file
+        self.default_labels = labels
+        self.poll_interval, self.rescan, self.idle_flush, self.state_every = poll, rescan, idle_flush, state_every
+        self.streams: dict[str, Stream] = {}
+        self.stop = False
+        self.ready = False
+        self.wake = threading.Event()
+        self._last_rescan = 0.0
+        self._last_save = 0.0
+        self._finding_sev = {c: i.severity for c, i in packs.findings.code.items()}
+        self._state = self._load_state()
+
+    # -- state ---------------------------------------------------------------------------
+    def _load_state(self) -> dict:
+        if not self.state_file or not os.path.exists(self.state_file):
+            return {}
+        try:
+            with open(self.state_file, encoding="utf-8") as fh:
+                data = json.load(fh)
+            if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+                raise ValueError(f"not a logscan follow state (version {STATE_VERSION})")
+            streams = data.get("streams", {})
+            if not isinstance(streams, dict):
+                raise ValueError("'streams' is not an object")
+            return streams
+        except (OSError, ValueError) as exc:
+            self._note(f"state file {self.state_file} ignored: {exc}; reading from the start")
+            return {}
+
+    def save_state(self) -> None:
+        """Write the state file atomically (no-op without ``state_file``)."""
+        if not self.state_file:
+            return
+        streams = dict(self._state)  # streams of the state file not followed (yet) are kept
+        for key, s in self.streams.items():
+            st = s.state()
+            if st is not None:
+                streams[key] = st
+        data = json.dumps({"version": STATE_VERSION, "streams": streams}, sort_keys=True)
+        d = os.path.dirname(os.path.abspath(self.state_file))
+        fd, tmp = tempfile.mkstemp(prefix=".logscan-state.", dir=d)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.state_file)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        try:
+            dfd = os.open(d, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+        self._last_save = time.monotonic()
+
+    # -- streams -------------------------------------------------------------------------
+    def _note(self, msg: str) -> None:
+        print(f"logscan follow: {msg}", file=self.err, flush=True)
+
+    def _labels(self, path: str) -> PodLabels:
+        lab = labels_from_path(path)
+        return lab if lab.pod else self.default_labels
+
+    def _add(self, key: str) -> None:
+        if key == "-":
+            s = Stream("<stdin>", StreamTail(sys.stdin.fileno()), self.packs, self.default_labels)
+            self.streams["-"] = s
+            return
+        tail = FileTail(key)
+        s = Stream(key, tail, self.packs, self._labels(key))
+        saved = self._state.pop(key, None)
+        if saved:
+            try:
+                pos = Position.from_json(saved["position"]) if saved.get("position") else None
+                s.pipe.restore(saved.get("pipeline") or {})
+                s.line = int(saved.get("line", 0))
+                for k, v in dict(saved.get("reported", {})).items():
+                    s.reported[int(k)] = set(v)
+                tail.resume(pos)
+                s.ck = (pos, s.line, s.pipe.checkpoint())
+                s.rotations_seen = dict(tail.rotations)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                self._note(f"state of {key} ignored ({exc}); reading it from the start")
+                tail = FileTail(key)
+                s = Stream(key, tail, self.packs, self._labels(key))
+        self.streams[key] = s
+
+    def _matches(self) -> set[str]:
+        found: set[str] = set()
+        for inp in self.inputs:
+            if inp == "-":
+                continue
+            if _GLOB_CHARS & set(inp):
+                hits = sorted(p for p in globmod.glob(inp) if os.path.isfile(p))
+                names = {(os.path.dirname(p), os.path.basename(p)) for p in hits}
+                for p in hits:
+                    d, n = os.path.dirname(p), os.path.basename(p)
+                    # a rotated sibling (<name>.<suffix>) of a matched file is read through it
+                    if any(n.startswith(m + ".") for dd, m in names if dd == d and m != n):
+                        continue
+                    found.add(p)
+            else:
+                found.add(inp)
+        return found
+
+    def _rescan(self) -> None:
+        found = self._matches()
+        if "-" in self.inputs and "-" not in self.streams and not self.ready:
+            self._add("-")
+        for key in list(self._state):  # state of files not there right now (mid-rotation)
+            if any(fnmatch.fnmatchcase(key, i) for i in self.inputs if i != "-"):
+                found.add(key)
+        for key in sorted(found - set(self.streams)):
+            self._add(key)
+        for key, s in list(self.streams.items()):
+            if key == "-" or key in found or os.path.exists(key):
+                s.missing = 0
+                continue
+            s.missing += 1
+            if s.missing >= 3 and not s.tail._queue:  # type: ignore[union-attr]
+                self._drop(key)
+        if self.metrics:
+            self.metrics.streams.set(sum(1 for s in self.streams.values() if not s.done))
+
+    def _drop(self, key: str) -> None:
+        s = self.streams.pop(key)
+        self._finish(s)
+        s.tail.close()
+        self._state.pop(key, None)
+        if self.metrics:
+            self.metrics.forget(s.key, s.labels)
+
+    # -- feeding -------------------------------------------------------------------------
+    def _feed_line(self, s: Stream, raw: bytes, truncated: bool) -> None:
+        s.line += 1
+        s.stats.lines += 1
+        s.stats.bytes += len(raw) + 1
+        text = clean(raw, s.stats)
+        for n, body, trunc in s.unwrap.feed(s.line, text, truncated):
+            for ev, run in s.pipe.feed(n, body, trunc):
+                if ev is not None:
+                    s.dirty = True
+                if run is not None:
+                    self._report(s, run)
+        if not s.unwrap.pending and s.pipe.quiescent:
+            s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
+
+    def _finish(self, s: Stream) -> None:
+        """End of a stream: flush partial records and close the open run."""
+        if s.done:
+            return
+        for n, body, trunc in s.unwrap.flush():
+            if self.metrics:
+                child(self.metrics.dropped, self.metrics.pod_values(s.labels)).inc()
+            for _, run in s.pipe.feed(n, body, trunc):
+                if run is not None:
+                    self._report(s, run)
+        for _, run in s.pipe.close():
+            if run is not None:
+                self._report(s, run)
+        s.done = True
+
+    def _emit(self, rec: FollowRecord) -> None:
+        self.out.write(rec.model_dump_json(exclude_none=True) + "\n")
+        self.out.flush()
+
+    def _report(self, s: Stream, run: Run) -> None:
+        """Print and count what ``run`` holds that was not reported before; export its selections."""
+        seen = s.reported.get(run.first_line)
+        if seen is None:
+            seen = s.reported[run.first_line] = set()
+            while len(s.reported) > KEEP_RUNS:
+                s.reported.popitem(last=False)
+        lab = s.labels
+        base = dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
+                    run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
+                    model=run.config.model)
+        for sel in run.selections:
+            key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"
+            if key not in seen:
+                seen.add(key)
+                self._emit(FollowRecord(type="selection", selection=sel, **base))
+        for f in run.findings:
+            key = f"f\x1f{f.code}"
+            if key not in seen:
+                seen.add(key)
+                self._emit(FollowRecord(type="finding", finding=f, **base))
+                if self.metrics:
+                    self.metrics.finding(lab, f.code, f.severity.value)
+        if self.metrics:
+            self.metrics.set_run(s.key, lab, run)
+
+    def _poll_stream(self, s: Stream) -> None:
+        before_lines, before_bytes = s.stats.lines, s.stats.bytes
+        gen = s.tail.poll()
+        try:
+            for raw, trunc in gen:
+                self._feed_line(s, raw, trunc)
+                if self.stop and s.stats.lines % 4096 == 0:
+                    break
+        finally:
+            gen.close()
+        for note in s.tail.notes:
+            self._note(note)
+        s.tail.notes.clear()
+        now = time.monotonic()
+        if s.stats.lines != before_lines:
+            s.last_data = now
+        elif not s.pipe.quiescent and now - s.last_data >= self.idle_flush:
+            for ev, run in s.pipe.flush_pending():  # a multi-line message that got no more lines
+                if ev is not None:
+                    s.dirty = True
+                if run is not None:
+                    self._report(s, run)
+            if not s.unwrap.pending:
+                s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
+        if s.dirty:
+            s.dirty = False
+            run = s.pipe.open_run()
+            if run is not None:
+                self._report(s, run)
+        m = self.metrics
+        if m is not None:
+            pod = m.pod_values(s.labels)
+            if s.stats.lines != before_lines:
+                child(m.lines, pod).inc(s.stats.lines - before_lines)
+                child(m.bytes, pod).inc(s.stats.bytes - before_bytes)
+                child(m.last_line, pod).set(time.time())
+            for kind, n in s.tail.rotations.items():
+                if n != s.rotations_seen.get(kind, 0):
+                    child(m.rotations, pod + (kind,)).inc(n - s.rotations_seen.get(kind, 0))
+            dropped = s.tail.dropped + s.tail.gaps
+            if dropped != s.dropped_seen:
+                child(m.dropped, pod).inc(dropped - s.dropped_seen)
+        s.rotations_seen = dict(s.tail.rotations)
+        s.dropped_seen = s.tail.dropped + s.tail.gaps
+        if isinstance(s.tail, StreamTail) and s.tail.eof:
+            self._finish(s)
+
+    def poll_once(self) -> None:
+        """One round: re-scan globs when due, read every stream, save the state when due."""
+        now = time.monotonic()
+        if not self.streams or now - self._last_rescan >= self.rescan:
+            self._rescan()
+            self._last_rescan = now
+        for s in list(self.streams.values()):
+            if not s.done:
+                self._poll_stream(s)
+            if self.stop:
+                break
+        if not self.stop:
+            self.ready = True
+        if self.state_file and time.monotonic() - self._last_save >= self.state_every:
+            self.save_state()
+
+    @property
+    def finished(self) -> bool:
+        """True when only stdin was followed and it has ended."""
+        return bool(self.streams) and all(s.done for s in self.streams.values()) and self.inputs == ["-"]
+
+    def run(self) -> None:
+        """Poll until ``stop`` is set (by a signal) or stdin ends; then save the state."""
+        try:
+            while not self.stop and not self.finished:
+                self.poll_once()
+                if not self.finished:
+                    self.wake.wait(self.poll_interval)
+        finally:
+            self.save_state()
+
+    def request_stop(self, *_: object) -> None:
+        """Signal handler: stop after the line being processed, then save the state."""
+        self.stop = True
+        self.wake.set()
+

@@ -151,10 +151,14 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
 @click.option("--container", envvar="LOGSCAN_CONTAINER", default=None, help="Container for JSON lines [env LOGSCAN_CONTAINER].")
 @click.option("--poll-interval", type=click.FloatRange(0.01, 60), default=0.25, show_default=True,
               help="Seconds between polls of the followed files.")
+@click.option("--idle-flush", type=click.FloatRange(0.05, 3600), default=2.0, show_default=True,
+              help="Seconds without new lines after which a multi-line message still gathering "
+                   "lines is taken as complete.")
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
 def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, mode: str, namespace: str | None,
-           pod: str | None, container: str | None, poll_interval: float, patterns_dir: str | None) -> None:
+           pod: str | None, container: str | None, poll_interval: float, idle_flush: float,
+           patterns_dir: str | None) -> None:
     """Follow logs as they grow (rotations, new files, stdin): JSON lines and Prometheus metrics.
 
     Each new kernel selection or finding is printed as one JSON line on stdout as soon as it
@@ -171,7 +175,7 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
 
     packs = load_packs(patterns_dir) if patterns_dir else default_packs()
     sys.exit(run_follow(list(inputs), packs, state_file, metrics_addr, mode,
-                        PodLabels(namespace, pod, container), poll_interval))
+                        PodLabels(namespace, pod, container), poll_interval, idle_flush))
 
 
 @cli.command()

@@ -19,7 +19,7 @@ from .runner import Follower
 
 
 def run_follow(inputs: list[str], packs: PackSet, state_file: Optional[str], metrics_addr: str, mode: str,
-               labels: PodLabels, poll: float) -> int:
+               labels: PodLabels, poll: float, idle_flush: float = 2.0) -> int:
     """Run until a signal or the end of stdin; returns the exit status."""
     metrics = None
     server = None
@@ -32,7 +32,7 @@ def run_follow(inputs: list[str], packs: PackSet, state_file: Optional[str], met
         disable_created_metrics()  # no *_created series: they double the output for nothing here
         metrics = FollowMetrics(mode, degraded)
     follower = Follower(inputs, packs, sys.stdout, metrics=metrics, state_file=state_file, labels=labels,
-                        poll=poll)
+                        poll=poll, idle_flush=idle_flush)
     if metrics is not None:
         try:
             server = serve(metrics, metrics_addr, lambda: follower.ready)

@@ -194,7 +194,6 @@ class Follower:
                     s.reported[int(k)] = set(v)
                 tail.resume(pos)
                 s.ck = (pos, s.line, s.pipe.checkpoint())
-                s.rotations_seen = dict(tail.rotations)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 self._note(f"state of {key} ignored ({exc}); reading it from the start")
                 tail = FileTail(key)

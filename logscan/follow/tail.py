@@ -186,8 +186,9 @@ class FileTail:
                 sst = os.stat(s)
             except OSError:
                 continue
-            if (sst.st_dev, sst.st_ino) == (pos.dev, pos.ino):
-                match = i
+            if (sst.st_dev, sst.st_ino) == (pos.dev, pos.ino) and sst.st_size >= pos.offset \
+                    and _head(s, len(pos.fp)) == pos.fp:
+                match = i  # renamed; an inode whose head changed was truncated (its copy is found below)
                 break
         if match is None and pos.fp:
             for i in range(len(sibs) - 1, -1, -1):

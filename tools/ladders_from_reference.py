@@ -87,14 +87,32 @@ def load_aliases(path: Path = ALIASES_FILE) -> dict[str, dict[str, str]]:
         return {k: dict(v) for k, v in tomllib.load(fh).items()}
 
 
+#: Cost-class corrections with their sources (``[[override]]`` registry, rung, versions, cost_class, why).
+COSTS_FILE = Path(__file__).with_name("ladder_costs.toml")
+
+
+def load_cost_overrides(path: Path = COSTS_FILE) -> list[dict]:
+    """The ``[[override]]`` entries of ``ladder_costs.toml`` (empty if absent)."""
+    import tomllib
+
+    if not path.is_file():
+        return []
+    with path.open("rb") as fh:
+        return list(tomllib.load(fh).get("override", []))
+
+
 def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
-            predicates: list[dict] | None = None) -> dict:
+            predicates: list[dict] | None = None, overrides: list[dict] | None = None) -> dict:
     """One reference ladders JSON -> the TOML document of ``patterns/vllm/ladders/<v>.toml``.
 
     ``predicates`` are the pack's ``gates.toml`` entries used to structure each kernel's gate
     into ``gates`` terms (additive to the one-line ``gate`` string).
     """
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     extra_aliases = load_aliases() if extra_aliases is None else extra_aliases
+    overrides = load_cost_overrides() if overrides is None else overrides
     parser = GateParser(predicates or [])
     kernels = {**data.get("kernels", {}), **data.get("moe_experts", {})}
     out_regs = []
@@ -148,6 +166,10 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
                     c = name_cost(k)
                 if wo_by_design and c == "weight_only":
                     c = "native"
+                for o in overrides:
+                    if (o["registry"] == name and o["rung"] == k
+                            and Version(data["version"]) in SpecifierSet(o.get("versions", ""))):
+                        c = o["cost_class"]
                 cost[k] = c
         if cost:
             entry["cost"] = cost
@@ -156,6 +178,11 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
         if enum:
             aliases = {str(v): n for n, v in enum["members"] if str(v) != n and isinstance(v, str)}
         rungs_all = {k for v in platforms.values() for k in v}
+        # MoE experts classes stand for the backend that returns them (backend_to_kernel_cls)
+        for member, classes in reg.get("backend_classes", {}).items():
+            for cls in classes:
+                if member in rungs_all and cls != member:
+                    aliases.setdefault(cls, member)
         for label, member in extra_aliases.get(name, {}).items():
             if member in rungs_all:
                 aliases.setdefault(label, member)

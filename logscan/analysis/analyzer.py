@@ -441,7 +441,8 @@ class Analyzer:
                 hint = fill(r.registry, g) if r.registry else None
                 placement = idx.place(info.ladder_version, kernel, hint, run.platform) if idx else None
                 cost: Optional[CostClass] = CostClass(r.cost_class) if r.cost_class else None
-                reasoning = None
+                reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
+                             if r.cost_class and placement is None else None)
                 if cost is None and placement is not None:
                     cost = placement.cost_class
                 if cost is None:

@@ -39,6 +39,9 @@ def kv_norm(dtype: str) -> str:
     d = dtype.strip().strip("'\"").lower().replace("torch.", "")
     return _KV_SAME.get(d, d)
 
+#: How reports name an engine ("fell 3 rungs on ... (CUDA, vLLM 0.33.0)").
+_ENGINE_TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
+
 #: vLLM releases whose sources the reference data covers; the candidates of version inference.
 KNOWN_RELEASES = ["0.5.5", "0.6.6.post1", "0.7.3", "0.8.5.post1", "0.9.2", "0.10.2", "0.11.2",
                   "0.14.1", "0.18.1", "0.22.1", "0.26.0", "0.30.0", "0.33.0"]
@@ -343,7 +346,7 @@ class Analyzer:
             why = ""
             if idx is not None and info.ladder_version:
                 plats = {p for p in idx.platforms_holding(info.ladder_version, name) if p in PLATFORMS}
-                why = f"{name} is only on the {next(iter(plats), '')} ladders of vLLM {info.ladder_version}"
+                why = f"{name} is only on the {next(iter(plats), '')} ladders of {_ENGINE_TITLE.get(run.engine, run.engine)} {info.ladder_version}"
             if len(plats) != 1:
                 plats, why = set(), ""
                 for h in pack.meta.platform_hint:

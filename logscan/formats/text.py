@@ -9,6 +9,10 @@ if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
 
 
+#: How an engine is named in prose.
+_TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -47,7 +51,7 @@ def _run(run: Run) -> list[str]:
         for s in run.selections:
             if s.ladder and s.ladder.fell:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} rung(s) on {s.ladder.registry} "
-                           f"({s.ladder.platform}, vLLM {s.ladder.ladder_version}) below "
+                           f"({s.ladder.platform}, {_TITLE.get(e.name, e.name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
     else:
         out.append("  no quantized kernel selection in this run")

@@ -60,6 +60,8 @@ class Matcher:
         self._context: Optional[str] = context
         #: with no context, packs are tried in ``unprefixed_priority`` order (then by name)
         self._pack_rank = {p.engine: (p.meta.pack.unprefixed_priority, p.engine) for p in packs.packs.values()}
+        #: engine -> its ``[[opaque]]`` alternation: messages quoting user content that its rules never see
+        self._opaque = {p.engine: p.opaque for p in packs.packs.values() if p.opaque is not None}
         self._kw = [[k.lower() for k in r.rule.keywords] for r in self.rules]
         #: (line, rule) -> (prefix engine, context engine) of events not yet claimed by ``engine_hint``
         self._hints: dict[tuple[int, str], tuple[Optional[str], Optional[str]]] = {}
@@ -92,9 +94,12 @@ class Matcher:
         """
         low = message.lower()
         hits = []
+        opaque = {e for e, rx in self._opaque.items() if rx.match(message)} if self._opaque else ()
         for i, (cr, kws) in enumerate(zip(self.rules, self._kw)):
             eng = self._engine_of[i]
             if owner is not None and eng != owner:
+                continue
+            if eng in opaque:
                 continue
             if owner is None and cr.rule.prefixed_only:
                 continue

@@ -121,6 +121,8 @@ class Pack:
     rank_regex: regex.Pattern
     ladders: dict[str, LadderFile] = field(default_factory=dict)
     infer: Optional[InferFile] = None  #: ``infer.toml``: predicates and auto ladders, when the pack has one
+    #: one alternation of the pack's ``[[opaque]]`` patterns (user-content lines), or None
+    opaque: Optional[regex.Pattern] = None
 
 
 @dataclass
@@ -174,6 +176,8 @@ def _load_pack(folder: Path) -> Pack:
         wrappers=comp(meta.wrapper), processes=comp(meta.process), prefixes=comp(meta.prefix),
         rules=rules, rank_regex=_compile(meta.pack.rank_from_process, meta_path, None),
         ladders=ladders, infer=infer,
+        opaque=(_compile("|".join(f"(?:{o.pattern})" for o in meta.opaque), meta_path, None)
+                if meta.opaque else None),
     )
 
 

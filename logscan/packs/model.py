@@ -154,6 +154,20 @@ class PlatformHint(_Strict):
     why: str = ""
 
 
+class OpaqueLine(_Strict):
+    """A message shape that carries user content (a prompt, a generated output): never matched.
+
+    Request logs quote the user's prompt verbatim, and a prompt may hold any sentence an
+    engine prints ("requires SM90", "Using Marlin ..."). A record whose message matches
+    ``pattern`` (anchored at the message start) is skipped by every rule of the pack.
+    """
+
+    id: str
+    pattern: str
+    why: str = ""
+    examples: list[str] = Field(min_length=1)
+
+
 class Uncovered(_Strict):
     """A reference log template the pack deliberately does not recognise, and why.
 
@@ -197,6 +211,8 @@ class PackFile(_Strict):
     wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
     process: list[ProcessTag] = Field(default_factory=list)
     prefix: list[PrefixFormat] = Field(default_factory=list)
+    #: message shapes quoting user content (request logs): no rule of the pack sees them
+    opaque: list[OpaqueLine] = Field(default_factory=list)
     #: reference templates left unrecognised on purpose, each with its reason
     uncovered: list[Uncovered] = Field(default_factory=list)
 

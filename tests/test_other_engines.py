@@ -70,3 +70,32 @@ def test_trtllm_version_line_names_the_engine(tmp_path):
     run = _scan(tmp_path, "[TensorRT-LLM] TensorRT LLM version: 1.3.0rc25\n"
                           "[TensorRT-LLM][ERROR] Marlin NVFP4 GEMM is only supported on Hopper (SM 9.x); current SM = 100\n").runs[0]
     assert (run.engine.name, run.engine.version, run.config.compute_capability) == ("trtllm", "1.3.0rc25", "100")
+
+
+FP4_GGUF = """\
+ggml_cuda_init: found 1 CUDA devices:
+  Device 0: NVIDIA B200, compute capability 10.0, VMM: yes
+build: 6448 (24a6734d) with cc (Ubuntu 14.2.0) for x86_64-linux-gnu
+system_info: n_threads = 16 (n_threads_batch = 16) / 32 | CUDA : ARCHS = 750,800,860,890,900,1000,1200 | USE_GRAPHS = 1 |
+print_info: file type   = MXFP4 MoE
+"""
+
+
+@pytest.mark.parametrize("device,archs,kernel", [
+    ("NVIDIA B200, compute capability 10.0", "750,800,860,890,900,1000,1200", "MMQ ampere config"),   # 1000 < 1200
+    ("NVIDIA B300, compute capability 10.3", "750,800,860,890,900,1000,1200", "MMQ ampere config"),
+    ("NVIDIA GeForce RTX 5090, compute capability 12.0", "750,800,860,890,900,1000,1200", "MMQ blackwell config"),
+    ("NVIDIA GeForce RTX 5090, compute capability 12.0", "750,800,860,890,900,1000", "MMQ ampere config"),  # no 120a
+])
+def test_llamacpp_fp4_gguf_path_is_inferred_from_device_and_archs(tmp_path, device, archs, kernel):
+    text = FP4_GGUF.replace("NVIDIA B200, compute capability 10.0", device).replace(
+        "750,800,860,890,900,1000,1200", archs)
+    run = _scan(tmp_path, text).runs[0]
+    sels = [s for s in run.selections if s.family == "matmul (FP4 GGUF)"]
+    assert len(sels) == 1 and not sels[0].observed and sels[0].kernel.startswith(kernel)
+    assert sels[0].ladder is not None and "inferred" in sels[0].reasoning
+
+
+def test_llamacpp_without_a_device_line_infers_nothing(tmp_path):
+    run = _scan(tmp_path, FP4_GGUF.replace("  Device 0: NVIDIA B200, compute capability 10.0, VMM: yes\n", "")).runs[0]
+    assert run.selections == []

@@ -376,6 +376,48 @@ class Analyzer:
                 return Machine(platform=run.platform or "CUDA", cc=g.cc, gpu=g.name, cuda=self.cuda), origin
         return None, None
 
+    def _walk_selections(self, run: _RunState, pack: Pack, have: list[Selection]) -> list[Selection]:
+        """Pack ``[[walk]]``: the kernel of an unlogged layer family, from a certain ladder walk (inferred)."""
+        if not pack.meta.walk or not run.config.quantization:
+            return []
+        machine, origin = self._machine(run)
+        if machine is None:
+            return []
+        ac = pack.meta.arch_check
+        if ac is not None and ac.build_flags:
+            compiled = parse_compiled(self._fact(run, ac.compiled_fact) or "", ac.compiled_scale)
+            if compiled:  # the build's list is printed: its flags are known, closed world
+                machine.builds = frozenset(f for f, (lo, hi) in ac.build_flags.items()
+                                           if any(lo <= c < hi for c in compiled))
+        from .predict import SchemeError, walk
+
+        out = []
+        families = {s.family for s in have}
+        for w in pack.meta.walk:
+            if w.family in families or not regex.search(w.quantization, run.config.quantization):
+                continue
+            try:
+                res = walk(self.packs, pack.engine, w.scheme, machine)
+            except SchemeError:
+                continue
+            if not res.predicted or not res.certain:
+                continue
+            src = "--gpu" if origin == "given" else "the log"
+            builds = ("compiled archs from the log" if machine.builds is not None else "build flags not in the log")
+            idx = self.ladders.get(pack.engine)
+            placement = idx.place(res.ladder_version, res.predicted, "^" + regex.escape(res.role or "") + "$",
+                                  run.platform) if idx else None
+            out.append(Selection(
+                ladder=placement.position if placement else None,
+                family=w.family, kernel=res.predicted, cost_class=CostClass(res.predicted_cost_class or "unknown"),
+                scheme=res.scheme_title, observed=False, line=run.first_line, rule=f"{pack.engine}.walk.{w.scheme.lower()}",
+                evidence=f"quantization {run.config.quantization}; {machine.gpu} (sm{machine.cc}, from {src})",
+                reasoning=(f"inferred: {pack.engine} does not log its matmul path; walking {res.registry} "
+                           f"({res.ladder_version}) for sm{machine.cc} ({builds}) the first rung that passes is "
+                           f"{res.predicted}, and every rung above it fails"),
+            ))
+        return out
+
     def _expected_rungs(self, run: _RunState, pack: Pack, sels: dict, add_finding) -> None:
         """UNEXPECTED_FALLBACK when a better rung above the observed one suits the GPU (inferred)."""
         from .expect import skipped_rungs
@@ -505,6 +547,7 @@ class Analyzer:
                             message=sel.reasoning or sel.evidence)
                 add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True,
                             title=f"{codes.code[code].title}: {sel.kernel} ({sel.family})")
+        selections += self._walk_selections(run, pack, selections)
         self._rank_divergence(sels, add_finding)
         attention = self._attention(run)
         kv = self._kv_cache(run, add_finding)

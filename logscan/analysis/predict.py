@@ -229,9 +229,12 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
 
     want = norm(kernel)
     rows = []
-    for eng, pack in sorted(packs.packs.items()):
-        for rel in sorted(pack.ladders, key=Version):
-            lf = pack.ladders[rel]
+    _, extra = _matrix_config()
+    ladders = [lf for pack in packs.packs.values() for lf in pack.ladders.values()]
+    ladders += [lf for lfs in extra.values() for lf in lfs]
+    for lf in sorted(ladders, key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
+        eng, rel = lf.engine, lf.version
+        if True:
             for reg in lf.registry:
                 if reg.kind == "attention":
                     continue

@@ -140,6 +140,21 @@ class ArchCheck(_Strict):
     compiled_fact: str = "compiled_archs"  #: run fact holding the compiled list, e.g. ``750,900,1200``
     compiled_scale: int = Field(default=10, ge=1)  #: compiled value = cc digits x this
     finding: str = "ARCH_NOT_COMPILED"
+    #: build flags (ladder ``build`` terms) that hold when a compiled arch (cc digits) is in [lo, hi)
+    build_flags: dict[str, list[int]] = Field(default_factory=dict)
+
+
+class WalkInfer(_Strict):
+    """Infer the kernel of a layer family the engine never logs by walking a ladder for the run's GPU.
+
+    When the run's quantization matches ``quantization`` and the GPU is known (log or
+    ``--gpu``), the scheme's ladder is walked; only a certain prediction becomes a selection
+    (``observed=False``, with the reasoning).
+    """
+
+    quantization: str  #: regex over the run's quantization (e.g. the GGUF file type)
+    scheme: str  #: scheme id in ``patterns/schemes.toml``
+    family: str  #: layer family of the inferred selection
 
 
 class PlatformHint(_Strict):
@@ -206,6 +221,7 @@ class PackFile(_Strict):
 
     pack: PackMeta
     arch_check: Optional[ArchCheck] = None
+    walk: list[WalkInfer] = Field(default_factory=list)
     name_cost: list[NameCost] = Field(default_factory=list)
     platform_hint: list[PlatformHint] = Field(default_factory=list)
     wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown

@@ -187,18 +187,18 @@ def test_cli_explain_lists_every_ladder_with_position():
     assert all(x["cost_class"] == "weight_only" for x in rows)
 
 
-def test_rung_without_recorded_facts_is_unknown_not_passing(packs):
-    """0.22.1 still selects NVFP4 through a backend if-chain whose members carry no kernel facts."""
-    from logscan.analysis.predict import load_schemes, walk_ladder
-
-    sch = load_schemes()
-    scheme = sch.scheme["NVFP4"].model_copy(update={"engines": {}})
-    se = sch.scheme["NVFP4"].engines["vllm"].model_copy(update={"role": r"nvfp4 linear \(backend enum\)"})
-    lf = next(lf for v, lf in packs.packs["vllm"].ladders.items()
-              if any(r.role == "nvfp4 linear (backend enum)" for r in lf.registry))
-    w = walk_ladder(lf, "NVFP4", scheme, se, Machine(cc=90))
-    assert w.rungs and all(r.verdict == Verdict.unknown for r in w.rungs if r.gate == "(no gate recorded)")
-    assert w.predicted is None or not w.certain
+def test_if_chain_steps_are_gates_and_unknown_env_defaults_stay_unknown(packs):
+    """0.18.1 selects NVFP4 linears by an if/elif chain (select_nvfp4_linear_backend): each
+    outcome's gate is its step condition; the env defaults of that chain are not in the reference."""
+    w = walk(packs, "vllm", "NVFP4", Machine(cc=90), "0.18.1")
+    assert w.registry.startswith("ifchain:nvfp4_utils")
+    assert _rung(w, "FLASHINFER_CUTLASS").verdict == Verdict.fails      # cc>=100
+    assert _rung(w, "MARLIN").verdict == Verdict.unknown and w.predicted is None
+    env = {"VLLM_USE_FBGEMM": "0", "VLLM_USE_NVFP4_CT_EMULATIONS": "0", "VLLM_NVFP4_GEMM_BACKEND": "None"}
+    w = walk(packs, "vllm", "NVFP4", Machine(cc=90, env=env), "0.18.1")
+    assert (w.predicted, w.certain) == ("MARLIN", True)
+    w = walk(packs, "vllm", "NVFP4", Machine(cc=100, env=env, packages=frozenset({"flashinfer"})), "0.18.1")
+    assert w.predicted == "FLASHINFER_CUTLASS"
 
 
 def test_walk_uses_matrix_kept_ladders_and_engine_version(packs):
@@ -206,4 +206,4 @@ def test_walk_uses_matrix_kept_ladders_and_engine_version(packs):
     w = walk(packs, "trtllm", "FP8-BLOCK", Machine(cc=100), "0.21.0")
     assert (w.ladder_version, w.predicted) == ("0.21.0", None)
     with pytest.raises(Exception):
-        walk(packs, "vllm", "NVFP4", Machine(cc=90), "0.18.1")  # no NVFP4 linear registry yet in 0.18.1
+        walk(packs, "vllm", "NVFP4", Machine(cc=90), "0.14.1")  # no NVFP4 linear selection recorded in 0.14.1

@@ -97,11 +97,22 @@ class GateParser:
         ands = _split_top(t, (" AND ", " and "))
         if len(ands) > 1:
             return [x for a in ands for x in self.expr(a, depth + 1)]
+        if t.startswith("NOT(") and t.endswith(")"):
+            t2 = "NOT " + t[3:]
+            return self.atom(t2, depth)
         if t.startswith("NOT ") or t.startswith("not "):
             inner = self.atom(t[4:], depth + 1)
-            if len(inner) == 1 and inner[0]["kind"] != "any_of":
-                return [dict(inner[0], negate=not inner[0].get("negate", False), source=src)]
-            return [{"kind": "opaque", "text": src, "scope": self._scope(src), "source": src}]
+            out = negate(inner)
+            if len(out) == 1:
+                out[0] = dict(out[0], source=src)
+            return out
+        if t == "always":
+            return []
+        m = re.fullmatch(r"env:(\w+) is (None|False|True)", t)
+        if m:
+            if m.group(2) == "None":
+                return [{"kind": "option", "name": m.group(1), "values": ["None"], "source": src}]
+            return [{"kind": "env", "name": m.group(1), "negate": m.group(2) == "False", "source": src}]
         if t in PLATFORM_WORDS:
             return [{"kind": "platform", "platforms": PLATFORM_WORDS[t], "source": src}]
         m = re.fullmatch(r"(CUDA-or-ROCm|CUDA|ROCm|XPU|CPU)(?: or (CUDA-or-ROCm|CUDA|ROCm|XPU|CPU))+", t)
@@ -202,6 +213,11 @@ class GateParser:
                      "source": "; ".join(items)[:200]}]
         return req
 
+    def condition(self, when: str) -> list[dict]:
+        """Terms of one if/elif step condition (``when`` of a reference ``steps`` entry)."""
+        self.where = {}
+        return _dedupe(self.expr(when.strip()))
+
     def parse(self, gate: str, min_capability: Optional[int]) -> list[dict]:
         """All terms of one gate string (plus ``get_min_capability()`` as ``cc_min``)."""
         self.where = {}
@@ -222,6 +238,18 @@ class GateParser:
         for cls in mains:
             terms += self.clauses(cls)
         return _dedupe(terms)
+
+
+def negate(terms: list[dict]) -> list[dict]:
+    """NOT of a conjunction of terms (De Morgan): one term flips, several become an ``any_of``."""
+    if not terms:  # NOT(always) is never: kept as an unstructured, always-unknown term
+        return [{"kind": "opaque", "text": "never", "scope": "machine"}]
+    if len(terms) > 1:
+        return [{"kind": "any_of", "options": [negate([t]) for t in terms]}]
+    t = terms[0]
+    if t["kind"] == "any_of":
+        return [x for opt in t["options"] for x in negate(opt)]
+    return [dict(t, negate=not t.get("negate", False))]
 
 
 def _field(name: str) -> str:

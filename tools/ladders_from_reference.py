@@ -146,11 +146,16 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
         platforms = {p: list(v) for p, v in reg.get("platforms", {}).items()}
         if kind == "if_chain" and reg.get("steps"):
             order = []
+            conds: dict[str, list[list[dict]]] = {}
             for step in reg["steps"]:
                 b = step["backend"].split(".")[-1]
                 if b not in order:
                     order.append(b)
+                conds.setdefault(b, []).append(parser.condition(step.get("when") or "always"))
             platforms = {"ANY": order}
+            # each outcome's gate is its step condition (the if/elif chain makes them exclusive)
+            entry["gates"] = {b: (cs[0] if len(cs) == 1 else [{"kind": "any_of", "options": cs}])
+                              for b, cs in conds.items()}
         entry["platforms"] = platforms
         cost = {}
         for rungs in platforms.values():
@@ -189,6 +194,14 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
         if aliases:
             entry["aliases"] = aliases
         out_regs.append(entry)
+    # environment defaults (envs.py values the reference records per kernel module) for the
+    # env terms of if/elif step conditions, which carry none of their own
+    env_defaults = {k: str(v) for info in kernels.values() for k, v in (info.get("env") or {}).items()}
+    for entry in out_regs:
+        for terms in entry.get("gates", {}).values():
+            for t in _walk_terms(terms):
+                if t.get("kind") in ("env", "option") and t.get("default") is None and t.get("name") in env_defaults:
+                    t["default"] = env_defaults[t["name"]]
     out_kernels = {}
     for k, info in kernels.items():
         kk = {"cost_class": COMPUTE.get(info.get("compute"), "unknown")}
@@ -232,10 +245,17 @@ def _inline(value) -> str:
 def dumps(doc: dict) -> str:
     """tomli_w output with each kernel's ``gates`` written as one inline array line under its table."""
     gates = {k: v.pop("gates") for k, v in doc["kernel"].items() if "gates" in v}
+    reg_gates = [r.pop("gates", None) for r in doc["registry"]]
     text = tomli_w.dumps(doc)
     out = []
+    n_reg = 0
     for line in text.splitlines():
         out.append(line)
+        if line == "[[registry]]":
+            for rung, terms in (reg_gates[n_reg] or {}).items():
+                key = rung if re.fullmatch(r"[A-Za-z0-9_-]+", rung) else json.dumps(rung)
+                out.append(f"gates.{key} = [\n" + "".join(f"    {_inline(t)},\n" for t in terms) + "]")
+            n_reg += 1
         if line.startswith("[kernel.") and line.endswith("]") and not line.startswith("[["):
             key = line[len("[kernel."):-1]
             name = json.loads(key) if key.startswith('"') else key

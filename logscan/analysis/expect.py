@@ -85,18 +85,19 @@ def skipped_rungs(ladder: LadderFile, registry: str, platform: str, rung: int, o
     out = []
     for i, name in enumerate(reg.platforms[platform][: max(rung - 1, 0)]):
         k = ladder.kernel.get(name)
-        if k is None or not k.gates:
+        gates = reg.gates.get(name) or (k.gates if k else [])
+        if not gates:
             continue
-        cost = reg.cost.get(name) or k.cost_class
+        cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
         if cost == "unknown" or _rank(cost) <= _rank(observed_cost):
             continue
-        hw, _ = evaluate_terms(k.gates, machine, facts, optimistic=True)
+        hw, _ = evaluate_terms(gates, machine, facts, optimistic=True)
         if hw != Verdict.passes:
             continue
-        v, _ = evaluate_terms(k.gates, machine, facts)
+        v, _ = evaluate_terms(gates, machine, facts)
         if v == Verdict.passes:
             cands = ["every gate term passes for the described machine: a rung the engine should have taken"]
         else:
-            cands = _candidates(k.gates, machine, facts)
+            cands = _candidates(gates, machine, facts)
         out.append(Skipped(kernel=name, rung=i + 1, cost_class=cost, candidates=cands))
     return out

@@ -92,9 +92,9 @@ def find_scheme(name: str, schemes: SchemeFile) -> tuple[str, Scheme]:
 def pick_registry(ladder: LadderFile, role: str, platform: str) -> Optional[tuple[Registry, str, list[str]]]:
     """First registry whose role matches ``role`` and that has a list for ``platform`` (or ``ANY``)."""
     rx = regex.compile(role, regex.I)
-    for reg in ladder.registry:
-        if reg.kind == "attention" or not rx.search(reg.role):
-            continue
+    regs = [r for r in ladder.registry if r.kind != "attention" and rx.search(r.role)]
+    regs.sort(key=lambda r: r.kind == "if_chain")  # an ordered registry before an if/elif chain
+    for reg in regs:
         for p in (platform, "ANY"):
             if p in reg.platforms:
                 return reg, p, reg.platforms[p]
@@ -150,12 +150,12 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
     out.registry, out.role = reg.name, reg.role
     for i, name in enumerate(rungs):
         k = ladder.kernel.get(name)
-        terms: list[GateTerm] = list(k.gates) if k else []
+        terms: list[GateTerm] = list(reg.gates.get(name) or (k.gates if k else []))
         v, res = evaluate_terms(terms, machine, scheme.facts)
         hv, _ = evaluate_terms(terms, machine, scheme.facts, optimistic=True)
         ov, _ = evaluate_terms(terms, machine, scheme.facts, assume=frozenset({"option"}))
         gate = " & ".join(describe(t) for t in terms) or "(none: always available)"
-        if k is None:  # a rung with no recorded facts (e.g. an if-chain enum member): never guessed
+        if k is None and name not in reg.gates:  # a rung with no recorded facts: never guessed
             v, hv, ov, gate = Verdict.unknown, Verdict.unknown, Verdict.unknown, "(no gate recorded)"
         cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
         rung = RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost, gate=gate,

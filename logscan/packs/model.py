@@ -305,6 +305,9 @@ class Registry(_Strict):
     aliases: dict[str, str] = Field(default_factory=dict)  #: logged name -> rung name
     #: what the engine does when every rung refuses (e.g. SGLang raises with a hint)
     exhausted: str = ""
+    #: per-rung gate terms of this registry (if/elif chains: the step condition of each outcome);
+    #: they take precedence over the kernel's own ``gates``
+    gates: dict[str, list[GateTerm]] = Field(default_factory=dict)
 
 
 class LadderFile(_Strict):

@@ -8,6 +8,8 @@ pack's ``name_cost`` table classes names that no shipped ladder holds.
 """
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
@@ -182,9 +184,11 @@ class Analyzer:
         """The open run as it would close now, without closing it (None when no run is open).
 
         Lets a stream that never ends (``logscan follow``) report selections and findings as
-        they appear; the run goes on receiving events afterwards.
+        they appear; the run goes on receiving events afterwards. ``_close`` may settle facts
+        on the run state (e.g. an inferred platform), so it works on a deep copy: looking must
+        not change what the run becomes.
         """
-        return self._close(self._run) if self._run is not None else None
+        return self._close(copy.deepcopy(self._run)) if self._run is not None else None
 
     # -- run facts -----------------------------------------------------------------------
     def _set(self, run: _RunState, key: str, value: str, ev: Event) -> None:

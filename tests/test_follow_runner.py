@@ -1,0 +1,171 @@
+"""``Follower`` in process: same selections and findings as ``scan``, exactly once, across restarts;
+pod labels; metrics names and labels; state file handling; the CLI's stdin mode and bad options.
+"""
+from __future__ import annotations
+
+import collections
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from logscan.follow.metrics import MAX_KERNEL_VALUES, FollowMetrics
+from logscan.follow.podinfo import PodLabels, labels_from_path
+from logscan.follow.runner import Follower
+from logscan.pipeline import scan_inputs
+from tests.conftest import ROOT, real_logs
+from tests.helpers.log_writer import cri_records
+
+LOGS = real_logs("vllm")
+POD = "var/log/pods/llm_vllm-0_0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9/vllm/0.log"
+
+
+def _scan_keys(path) -> collections.Counter:
+    keys: collections.Counter = collections.Counter()
+    for run in scan_inputs([str(path)]).runs:
+        for s in run.selections:
+            keys[(run.first_line, "selection", s.family, s.kernel, s.cost_class.value)] += 1
+        for f in run.findings:
+            keys[(run.first_line, "finding", f.code)] += 1
+    return keys
+
+
+def _json_keys(text: str) -> collections.Counter:
+    keys: collections.Counter = collections.Counter()
+    for line in text.splitlines():
+        r = json.loads(line)
+        if r["type"] == "selection":
+            s = r["selection"]
+            keys[(r["run_line"], "selection", s["family"], s["kernel"], s["cost_class"])] += 1
+        else:
+            keys[(r["run_line"], "finding", r["finding"]["code"])] += 1
+    return keys
+
+
+def _cri_lines() -> list[str]:
+    lines = [ln for f in LOGS for ln in f.read_text(encoding="utf-8").split("\n")]
+    return [f"2026-11-29T00:00:00.000000Z stdout {r}" for ln in lines for r in cri_records(ln, 90)]
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
+def test_follow_reports_what_scan_reports_once(packs, tmp_path, log):
+    path = tmp_path / "engine.log"
+    lines = log.read_text(encoding="utf-8").split("\n")
+    out = io.StringIO()
+    f = Follower([str(path)], packs, out, idle_flush=0.0)
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(0, len(lines), 3):  # the log grows three lines per poll
+            fh.write("".join(ln + "\n" for ln in lines[i:i + 3]))
+            fh.flush()
+            f.poll_once()
+    f.poll_once()
+    got = _json_keys(out.getvalue())
+    assert {k: n for k, n in got.items() if n > 1} == {}
+    assert set(got) == set(_scan_keys(path))
+
+
+def test_restart_after_every_chunk_reports_everything_once(packs, tmp_path):
+    path = tmp_path / POD
+    path.parent.mkdir(parents=True)
+    state = tmp_path / "state.json"
+    lines = _cri_lines()
+    outs = []
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(0, len(lines), 37):  # a restart of logscan after every 37 lines
+            fh.write("".join(ln + "\n" for ln in lines[i:i + 37]))
+            fh.flush()
+            out = io.StringIO()
+            f = Follower([str(tmp_path / "var/log/pods/*/*/*.log")], packs, out, state_file=str(state),
+                         idle_flush=3600)
+            f.poll_once()
+            f.save_state()
+            outs.append(out.getvalue())
+    got = _json_keys("".join(outs))
+    assert {k: n for k, n in got.items() if n > 1} == {}
+    assert set(got) == set(_scan_keys(path))
+    for text in outs:
+        for line in text.splitlines():
+            r = json.loads(line)
+            assert (r["namespace"], r["pod"], r["container"]) == ("llm", "vllm-0", "vllm")
+    saved = json.loads(state.read_text())
+    assert saved["version"] == 1 and saved["streams"][str(path)]["line"] <= len(lines)
+
+
+def test_a_corrupt_state_file_is_ignored_with_a_note(packs, tmp_path):
+    log = tmp_path / "engine.log"
+    log.write_text(LOGS[0].read_text(encoding="utf-8"))
+    state = tmp_path / "state.json"
+    state.write_text("{not json")
+    out, err = io.StringIO(), io.StringIO()
+    f = Follower([str(log)], packs, out, state_file=str(state), err=err)
+    f.poll_once()
+    f.save_state()
+    assert "ignored" in err.getvalue() and out.getvalue()
+    assert json.loads(state.read_text())["version"] == 1  # replaced, atomically, by a good one
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".logscan-state.")] == []
+
+
+def test_labels_from_kubelet_paths():
+    assert labels_from_path("/" + POD) == PodLabels("llm", "vllm-0", "vllm")
+    assert labels_from_path(
+        "/var/log/containers/vllm-0_llm_vllm-" + "a" * 64 + ".log") == PodLabels("llm", "vllm-0", "vllm")
+    assert labels_from_path("/logs/engine.log") == PodLabels()
+    assert labels_from_path("/var/log/pods/not-a-pod-dir/vllm/0.log") == PodLabels()
+
+
+def _follow_metrics(packs, tmp_path, mode: str) -> dict:
+    path = tmp_path / POD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(_cri_lines()) + "\n")
+    m = FollowMetrics(mode, packs.findings.cost_class_finding)
+    f = Follower([str(path)], packs, io.StringIO(), metrics=m)
+    f.poll_once()
+    return {fam.name: fam for fam in text_string_to_metric_families(generate_latest(m.registry).decode())}
+
+
+def test_sidecar_metrics_carry_no_pod_labels(packs, tmp_path):
+    fams = _follow_metrics(packs, tmp_path, "sidecar")
+    sel = fams["logscan_kernel_selection_info"].samples
+    assert sel and all(set(s.labels) == {"engine", "registry", "kernel", "cost_class"} for s in sel)
+    assert fams["logscan_degraded"].samples[0].labels == {}
+    codes = {s.labels["code"] for s in fams["logscan_findings"].samples if s.name.endswith("_total")}
+    assert codes and codes <= set(packs.findings.code)
+    lines = next(s for s in fams["logscan_read_lines"].samples if s.name.endswith("_total"))
+    assert lines.value == len(_cri_lines())
+
+
+def test_daemonset_metrics_carry_the_pod_and_bounded_values_only(packs, tmp_path):
+    fams = _follow_metrics(packs, tmp_path, "daemonset")
+    pod = {"namespace": "llm", "pod": "vllm-0", "container": "vllm"}
+    for name in ("logscan_kernel_selection_info", "logscan_degraded", "logscan_findings", "logscan_read_lines"):
+        samples = fams[name].samples
+        assert samples and all({k: s.labels.get(k) for k in pod} == pod for s in samples), name
+    for s in fams["logscan_kernel_selection_info"].samples:
+        assert str(tmp_path) not in json.dumps(s.labels) and " " not in s.labels["kernel"]
+
+
+def test_kernel_label_values_are_capped():
+    m = FollowMetrics("sidecar", [])
+    values = {m._kernel_value(f"Kernel{i} with spaces") for i in range(MAX_KERNEL_VALUES + 10)}
+    assert "other" in values and len(values) == MAX_KERNEL_VALUES + 1
+    assert all(" " not in v for v in values)
+
+
+def test_cli_follows_stdin_to_its_end(tmp_path):
+    log = LOGS[0]
+    p = subprocess.run([sys.executable, "-m", "logscan.cli", "follow", "-", "--metrics-addr", "off"],
+                       input=log.read_bytes(), capture_output=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 0, p.stderr
+    got = _json_keys(p.stdout.decode())
+    assert set(got) == set(_scan_keys(log)) and max(got.values()) == 1
+
+
+@pytest.mark.parametrize("addr", ["nonsense", "127.0.0.1:99999"])
+def test_cli_refuses_a_bad_metrics_address_without_traceback(addr):
+    p = subprocess.run([sys.executable, "-m", "logscan.cli", "follow", "/nonexistent.log", "--metrics-addr", addr],
+                       capture_output=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 2 and b"Traceback" not in p.stderr and b"metrics-addr" in p.stderr

@@ -44,6 +44,9 @@ CASES = [
     # real ROCm log (corpus vllm-022), no version line: the 0.7.3-0.14.1 class name fixes the era
     ("vllm-022.log", "inferred", "0.14.1", "TritonScaledMMLinearKernel", 2, 2, "portable",
      "_POSSIBLE_KERNELS@scaled_mm"),
+    # template-built ROCm 0.33 log: no platform line at info level, AITER names decide the platform
+    ("synthetic-rocm-0.33.log", "logged", "0.33.0", "AiterMxfp4LinearKernel", 2, 3, "native",
+     "_POSSIBLE_MXFP4_KERNELS"),
     # real 0.5.4 log (corpus vllm-016): logged version older than every registry
     ("vllm-016.log", "logged", None, None, None, None, None, None),
 ]
@@ -102,3 +105,12 @@ def test_v1_process_tags_give_ranks_and_era():
     assert s.ranks == ["TP0", "TP1"]
     assert run.engine.platform == "CUDA" and run.engine.platform_source == "logged"
     assert [a.backend for a in run.attention] == ["Flash Attention"]
+
+
+def test_rocm_platform_inferred_from_aiter_names():
+    run = _run("synthetic-rocm-0.33.log")
+    assert (run.engine.platform, run.engine.platform_source) == ("ROCM", "inferred")
+    assert "AiterMxfp4LinearKernel is only on the ROCM ladders" in run.engine.platform_evidence
+    assert _sel(run, "AiterMxfp4LinearKernel").ladder.platform == "ROCM"
+    assert {f.code for f in run.findings} == {"UNTUNED_SHAPE"}
+    assert [a.backend for a in run.attention] == ["ROCM_AITER_FA"]

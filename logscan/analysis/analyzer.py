@@ -340,7 +340,7 @@ class Analyzer:
         names: list[str] = []
         for ev in run.events:
             cr, _ = self.rules[ev.rule]
-            if cr.rule.family:
+            if cr.rule.family or cr.rule.finding:
                 k = self._kernel_of(cr, ev)
                 if k:
                     names.append(k)

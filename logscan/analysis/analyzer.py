@@ -337,21 +337,22 @@ class Analyzer:
             return
         idx = self.ladders.get(run.engine)
         votes: dict[str, list[str]] = {}
-        names: list[str] = []
+        names: dict[str, bool] = {}  # name -> is it a selection (placed on a ladder)
         for ev in run.events:
             cr, _ = self.rules[ev.rule]
             if cr.rule.family or cr.rule.finding:
                 k = self._kernel_of(cr, ev)
                 if k:
-                    names.append(k)
-        names += [name for name, _ in run.attention]
-        for name in dict.fromkeys(names):
+                    names[k] = names.get(k, False) or bool(cr.rule.family)
+        for name, _ in run.attention:
+            names.setdefault(name, False)
+        for name, selected in names.items():
             plats: set[str] = set()
             why = ""
-            if idx is not None and info.ladder_version:
+            if selected and idx is not None and info.ladder_version:  # a selected class: its ladders
                 plats = {p for p in idx.platforms_holding(info.ladder_version, name) if p in PLATFORMS}
                 why = f"{name} is only on the {next(iter(plats), '')} ladders of {_ENGINE_TITLE.get(run.engine, run.engine)} {info.ladder_version}"
-            if len(plats) != 1:
+            if len(plats) != 1:  # else the pack's platform-only names (attention, finding kernels)
                 plats, why = set(), ""
                 for h in pack.meta.platform_hint:
                     if regex.search(h.pattern, name):

@@ -60,6 +60,7 @@ class Matcher:
         self._context: Optional[str] = context
         #: with no context, packs are tried in ``unprefixed_priority`` order (then by name)
         self._pack_rank = {p.engine: (p.meta.pack.unprefixed_priority, p.engine) for p in packs.packs.values()}
+        self._borrows = {p.engine: p.meta.pack.borrow_rules for p in packs.packs.values()}
         #: engine -> its ``[[opaque]]`` alternation: messages quoting user content that its rules never see
         self._opaque = {p.engine: p.opaque for p in packs.packs.values() if p.opaque is not None}
         self._kw = [[k.lower() for k in r.rule.keywords] for r in self.rules]
@@ -88,7 +89,8 @@ class Matcher:
         """Rules whose keywords the message holds, in the order they are tried.
 
         A line whose prefix belongs to a pack (``owner``) is tried against that pack's rules
-        only, so one engine's rules never take another engine's lines. An unprefixed line
+        only (then, for a pack with ``borrow_rules``, the other packs' exact rules), so one
+        engine's rules never take another engine's lines. An unprefixed line
         (traceback tail, pasted fragment) is tried against every pack, the engine of the
         last prefixed line first; ``prefixed_only`` rules never see it.
         """
@@ -97,15 +99,22 @@ class Matcher:
         opaque = {e for e, rx in self._opaque.items() if rx.match(message)} if self._opaque else ()
         for i, (cr, kws) in enumerate(zip(self.rules, self._kw)):
             eng = self._engine_of[i]
-            if owner is not None and eng != owner:
+            if owner is not None and eng != owner and not self._borrows.get(owner):
                 continue
             if eng in opaque:
                 continue
-            if owner is None and cr.rule.prefixed_only:
+            if eng != owner and cr.rule.prefixed_only:
                 continue
             for k in kws:
                 if k in low:
-                    hits.append((0 if owner or eng == self._context else 1, self._pack_rank[eng], i, cr))
+                    # own exact rules; borrowed rules that state something (a selection, a
+                    # finding); own broad (prefixed_only) rules; borrowed event-only rules
+                    r = cr.rule
+                    if eng == (owner or self._context):
+                        tier = 2 if r.prefixed_only else 0
+                    else:
+                        tier = 1 if (r.family or r.finding or r.cost_class) else 3
+                    hits.append((tier, self._pack_rank[eng], i, cr))
                     break
         hits.sort(key=lambda h: (h[0], h[1], h[2]))
         for _, _, _, cr in hits:

@@ -207,6 +207,17 @@ def test_unprefixed_traceback_tail_stays_with_the_open_run(tmp_path):
     assert "UNSUPPORTED_ON_ARCH" in {f.code for f in rep.runs[0].findings}
 
 
+def test_sglang_line_borrows_an_exact_rule_of_another_pack(tmp_path):
+    """SGLang reuses Triton/vLLM utilities: their exact rules apply to its lines before its broad topic rules."""
+    line = ("[2026-11-29 10:00:00 TP0] ValueError(\"type fp8e4nv not supported in this architecture. "
+            "The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")\n")
+    rep = _scan_text(tmp_path, line)
+    (run,) = rep.runs
+    assert run.engine.name == "sglang"
+    assert [e.rule for e in rep.events] == ["vllm.arch.triton-fp8-type"]
+    assert "UNSUPPORTED_ON_ARCH" in {f.code for f in run.findings}
+
+
 def test_sglang_prefix_never_takes_vllm_lines():
     for log in sorted((FIXTURES / "vllm").glob("*.log")):
         rep = scan_inputs([str(log)])

@@ -111,6 +111,10 @@ class PackMeta(_Strict):
     #: order in which packs try a line that carries no engine prefix and follows no prefixed
     #: line (lower first): a pack of broad rules yields to one of exact messages
     unprefixed_priority: int = 0
+    #: a line with this pack's prefix that none of its rules takes is tried against the other
+    #: packs' rules (not their ``prefixed_only`` ones): for engines that share messages with
+    #: another (SGLang reuses vLLM's Marlin/Triton utilities); the event stays this engine's
+    borrow_rules: bool = False
 
 
 class NameCost(_Strict):

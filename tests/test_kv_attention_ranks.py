@@ -196,3 +196,12 @@ def test_mxfp8_emulation_dequantizes_at_load_from_0_26():
     run, _ = scan(PFX + "Using EmulationMxfp8LinearKernel for MXFP8 GEMM", version="0.22.1")
     assert run.selections[0].cost_class.value == "emulated"
     assert codes(run) == {"EMULATION"}
+
+
+def test_untagged_or_process_only_lines_never_diverge():
+    """A paste mixing an untagged line with a tagged one says nothing about ranks."""
+    run, _ = scan(PFX + "Using MarlinLinearKernel for CompressedTensorsWNA16",
+                  "(EngineCore_DP0 pid=3) " + PFX + "Using ExllamaLinearKernel for CompressedTensorsWNA16",
+                  version="0.10.2")
+    assert len(run.selections) == 2
+    assert "RANK_DIVERGENCE" not in codes(run)

@@ -65,7 +65,7 @@ def _unquote(v: str) -> str:
 class _Sel:
     selection: Selection
     ranks: set[str] = field(default_factory=set)
-    #: who printed it: rank, process name, or ``main`` for an untagged line (the driver / rank 0)
+    #: the explicit ranks that printed it, or ``main`` for a line without one
     printers: set[str] = field(default_factory=set)
     events: list[Event] = field(default_factory=list)
 
@@ -518,7 +518,7 @@ class Analyzer:
                     sels[key] = _Sel(sel)
                 if rank:
                     sels[key].ranks.add(rank)
-                sels[key].printers.add(rank or "main")
+                sels[key].printers.add(ev.rank or "main")
                 if len(sels[key].events) < 8:
                     sels[key].events.append(ev)
                 if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
@@ -580,6 +580,10 @@ class Analyzer:
             if len(group) < 2 or len({x.selection.kernel for x in group}) < 2:
                 continue
             ranked = sorted(group, key=lambda x: x.selection.line)
+            # only lines that carry an explicit rank (TP1, DP0, rank=1) can show a divergence: an
+            # untagged or process-only line ("main", EngineCore) may be any rank, or a paste
+            if any("main" in x.printers for x in ranked):
+                continue
             disjoint = all(a.printers.isdisjoint(b.printers) for i, a in enumerate(ranked) for b in ranked[i + 1:])
             if not disjoint:
                 continue

@@ -110,7 +110,8 @@ def test_a_corrupt_state_file_is_ignored_with_a_note(packs, tmp_path):
 
 
 def test_labels_from_kubelet_paths():
-    assert labels_from_path("/" + POD) == PodLabels("llm", "vllm-0", "vllm")
+    assert labels_from_path("/" + POD) == PodLabels("llm", "vllm-0", "vllm", 0)
+    assert labels_from_path("/" + POD.replace("0.log", "3.log")).restart == 3
     assert labels_from_path(
         "/var/log/containers/vllm-0_llm_vllm-" + "a" * 64 + ".log") == PodLabels("llm", "vllm-0", "vllm")
     assert labels_from_path("/logs/engine.log") == PodLabels()
@@ -169,3 +170,37 @@ def test_cli_refuses_a_bad_metrics_address_without_traceback(addr):
     p = subprocess.run([sys.executable, "-m", "logscan.cli", "follow", "/nonexistent.log", "--metrics-addr", addr],
                        capture_output=True, cwd=ROOT, timeout=60)
     assert p.returncode == 2 and b"Traceback" not in p.stderr and b"metrics-addr" in p.stderr
+
+
+def test_an_unwritable_state_file_is_a_note_not_a_crash(packs, tmp_path):
+    log = tmp_path / "engine.log"
+    log.write_text(LOGS[0].read_text(encoding="utf-8"))
+    err = io.StringIO()
+    f = Follower([str(log)], packs, io.StringIO(), state_file=str(tmp_path / "missing-dir" / "state.json"), err=err)
+    f.poll_once()
+    f.save_state()
+    f.save_state()
+    assert err.getvalue().count("cannot write state file") == 1
+
+
+def _samples(m: FollowMetrics) -> list:
+    return [s for fam in text_string_to_metric_families(generate_latest(m.registry).decode()) for s in fam.samples]
+
+
+def test_daemonset_exports_the_running_container_not_its_previous_restart(packs):
+    degraded_run = scan_inputs([str(ROOT / "fixtures/vllm/vllm-005.log")]).runs[0]  # Marlin, weight-only
+    native_run = scan_inputs([str(ROOT / "fixtures/vllm/vllm-011.log")]).runs[0]
+    m = FollowMetrics("daemonset", packs.findings.cost_class_finding)
+    d = "/var/log/pods/llm_vllm-0_0f1e2d3c/vllm/"
+    m.set_run(d + "0.log", labels_from_path(d + "0.log"), degraded_run)
+    assert m.degraded.labels("llm", "vllm-0", "vllm")._value.get() == 1
+    m.set_run(d + "1.log", labels_from_path(d + "1.log"), native_run)  # the container restarted, fixed
+    m.set_run(d + "0.log", labels_from_path(d + "0.log"), degraded_run)  # the old log reports again
+    sel = [s for s in _samples(m) if s.name == "logscan_kernel_selection_info"]
+    assert {s.labels["cost_class"] for s in sel} == {"native"}
+    assert m.degraded.labels("llm", "vllm-0", "vllm")._value.get() == 0
+    m.finding(labels_from_path(d + "1.log"), "SLOW_QUANT_METHOD", "info")
+    m.forget(d + "0.log", labels_from_path(d + "0.log"))
+    assert any(s.labels.get("pod") == "vllm-0" for s in _samples(m))  # 1.log is still followed
+    m.forget(d + "1.log", labels_from_path(d + "1.log"))  # the pod is gone: all its series go
+    assert [s for s in _samples(m) if s.labels.get("pod") == "vllm-0"] == []

@@ -188,3 +188,22 @@ def test_stream_tail_reads_a_pipe_to_its_end(tmp_path):
     got += [raw.decode() for raw, _ in t.poll()]
     os.close(r)
     assert got == LINES[:4] and t.eof
+
+
+def test_a_symlinked_path_finds_its_rotated_files_next_to_the_target(tmp_path):
+    pods = tmp_path / "pods" / "llm_vllm-0_0f1e" / "vllm"
+    pods.mkdir(parents=True)
+    (tmp_path / "containers").mkdir()
+    link = tmp_path / "containers" / "vllm-0_llm_vllm-0123.log"
+    link.symlink_to(pods / "0.log")
+    _append(pods / "0.log", LINES[:5])
+    t = FileTail(str(link))
+    first = _poll(t)
+    pos = t.position()
+    t.close()
+    _append(pods / "0.log", LINES[5:7])
+    os.rename(pods / "0.log", pods / "0.log.20261129-000001")  # kubelet rotates the target
+    _append(pods / "0.log", LINES[7:9])
+    t2 = FileTail(str(link))
+    t2.resume(pos)
+    assert first + _poll(t2) == LINES[:9]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from socketserver import ThreadingMixIn
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Optional
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import regex
@@ -80,6 +80,8 @@ class FollowMetrics:
         self._kernels: set[str] = set()
         self._sel: dict[str, set[tuple]] = {}  # stream -> exported selection label tuples
         self._deg: dict[str, tuple[tuple, bool]] = {}  # stream -> (pod label tuple, degraded)
+        self._gen: dict[str, tuple[tuple, Optional[int]]] = {}  # stream -> (pod label tuple, restart)
+        self._children: dict[tuple, set] = {}  # pod label tuple -> {(metric, label values)}
 
     def pod_values(self, labels: PodLabels) -> tuple:
         """Label values identifying the pod (empty tuple in sidecar mode)."""
@@ -96,9 +98,34 @@ class FollowMetrics:
         self._kernels.add(v)
         return v
 
+    def _current(self, stream: str) -> bool:
+        """False when a later restart of the same container (a higher ``N.log``) is followed too."""
+        pod, gen = self._gen.get(stream, ((), None))
+        return gen is None or all(g is None or g <= gen for s, (p, g) in self._gen.items() if p == pod and s != stream)
+
+    def _withdraw(self, stream: str) -> None:
+        old = self._sel.pop(stream, set())
+        for lv in old:
+            if not any(lv in other for other in self._sel.values()):
+                self.selection.remove(*lv)
+
     def set_run(self, stream: str, labels: PodLabels, run: Run) -> None:
-        """Export the selections of ``run`` (the latest of ``stream``) and its degraded flag."""
+        """Export the selections of ``run`` (the latest of ``stream``) and its degraded flag.
+
+        In daemonset mode the log of a container's earlier restart (kubelet keeps ``0.log``
+        next to ``1.log``) stops counting once a later one is followed: only the running
+        container's kernels are exported.
+        """
         pod = self.pod_values(labels)
+        self._gen[stream] = (pod, labels.restart if pod else None)
+        if not self._current(stream):
+            self._withdraw(stream)
+            self._deg.pop(stream, None)
+            self._set_degraded(pod)
+            return
+        for other in [s for s, (p, _) in self._gen.items() if p == pod and s != stream and not self._current(s)]:
+            self._withdraw(other)
+            self._deg.pop(other, None)
         new = set()
         for s in run.selections:
             kernel = s.ladder.kernel_class if s.ladder else s.kernel
@@ -110,33 +137,39 @@ class FollowMetrics:
             if not any(lv in other for other in self._sel.values()):
                 self.selection.remove(*lv)
         for lv in new:
-            self.selection.labels(*lv).set(1)
+            self.child(self.selection, lv).set(1)
         bad = any(s.cost_class.value in self.degraded_classes for s in run.selections)
         self._deg[stream] = (pod, bad)
         self._set_degraded(pod)
 
     def _set_degraded(self, pod: tuple) -> None:
-        child(self.degraded, pod).set(1 if any(b for p, b in self._deg.values() if p == pod) else 0)
+        self.child(self.degraded, pod).set(1 if any(b for p, b in self._deg.values() if p == pod) else 0)
 
     def finding(self, labels: PodLabels, code: str, severity: str) -> None:
         """Count one reported finding."""
-        child(self.findings, self.pod_values(labels) + (code, severity)).inc()
+        self.child(self.findings, self.pod_values(labels) + (code, severity)).inc()
+
+    def child(self, metric, values: tuple):
+        """The child of ``metric`` for ``values`` (pod label values first), remembered per pod
+        so that ``forget`` can remove every series of a pod that is gone."""
+        if self.mode == "daemonset" and values:
+            self._children.setdefault(values[:len(POD_LABELS)], set()).add((metric, values))
+        return child(metric, values)
 
     def forget(self, stream: str, labels: PodLabels) -> None:
-        """A followed file is gone: drop its selections (and, in daemonset mode, its pod's series)."""
-        old = self._sel.pop(stream, set())
-        for lv in old:
-            if not any(lv in other for other in self._sel.values()):
-                self.selection.remove(*lv)
-        pod = self.pod_values(labels)
+        """A followed file is gone: drop its selections (and, in daemonset mode, once no file
+        of its pod is followed, every series of the pod: memory stays flat under pod churn)."""
+        self._withdraw(stream)
+        self._gen.pop(stream, None)
         self._deg.pop(stream, None)
-        if self.mode == "daemonset" and not any(p == pod for p, _ in self._deg.values()):
-            for m in (self.degraded, self.lines, self.bytes, self.dropped, self.last_line):
+        pod = self.pod_values(labels)
+        if self.mode == "daemonset" and not any(p == pod for p, _ in self._gen.values()):
+            for metric, values in self._children.pop(pod, set()):
                 try:
-                    m.remove(*pod)
-                except KeyError:
+                    metric.remove(*values)
+                except KeyError:  # already withdrawn
                     pass
-        elif pod == ():
+        else:
             self._set_degraded(pod)
 
 

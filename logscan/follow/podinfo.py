@@ -26,6 +26,8 @@ class PodLabels:
     namespace: Optional[str] = None
     pod: Optional[str] = None
     container: Optional[str] = None
+    #: kubelet's restart count of the container (the ``N`` of ``N.log``); not a label
+    restart: Optional[int] = None
 
     def as_dict(self) -> dict[str, str]:
         """The known fields only."""
@@ -37,13 +39,13 @@ def labels_from_path(path: str) -> PodLabels:
     """Namespace, pod and container named by a kubelet log path; all None for any other path.
 
     >>> labels_from_path("/var/log/pods/llm_vllm-0_0f1e2d3c-aaaa-bbbb-cccc-0123456789ab/vllm/0.log")
-    PodLabels(namespace='llm', pod='vllm-0', container='vllm')
+    PodLabels(namespace='llm', pod='vllm-0', container='vllm', restart=0)
     """
     p = PurePosixPath(path)
     if len(p.parts) >= 3 and _LOG_NAME.fullmatch(p.name):
         m = _POD_DIR.fullmatch(p.parts[-3])
         if m:
-            return PodLabels(m.group("ns"), m.group("pod"), p.parts[-2])
+            return PodLabels(m.group("ns"), m.group("pod"), p.parts[-2], int(p.name.split(".", 1)[0]))
     m = _CONTAINERS.fullmatch(p.name)
     if m:
         return PodLabels(m.group("ns"), m.group("pod"), m.group("container"))

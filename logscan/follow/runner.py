@@ -34,7 +34,7 @@ from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
 from ..sources.reader import clean
 from ..sources.unwrap import Unwrapper
-from .metrics import FollowMetrics, child
+from .metrics import FollowMetrics
 from .podinfo import PodLabels, labels_from_path
 from .tail import FileTail, Position, StreamTail
 
@@ -115,6 +115,8 @@ class Follower:
         self.wake = threading.Event()
         self._last_rescan = 0.0
         self._last_save = 0.0
+        self._last_state = ""
+        self._state_error = ""
         self._finding_sev = {c: i.severity for c, i in packs.findings.code.items()}
         self._state = self._load_state()
 
@@ -145,20 +147,26 @@ class Follower:
             if st is not None:
                 streams[key] = st
         data = json.dumps({"version": STATE_VERSION, "streams": streams}, sort_keys=True)
+        self._last_save = time.monotonic()
+        if data == self._last_state:
+            return  # nothing moved: no write, no fsync
         d = os.path.dirname(os.path.abspath(self.state_file))
-        fd, tmp = tempfile.mkstemp(prefix=".logscan-state.", dir=d)
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=".logscan-state.", dir=d)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.state_file)
-        except BaseException:
-            try:
+        except OSError as exc:
+            if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+            msg = f"cannot write state file {self.state_file}: {exc.strerror or exc}"
+            if msg != self._state_error:
+                self._note(msg + " (positions are not saved)")
+                self._state_error = msg
+            return
         try:
             dfd = os.open(d, os.O_RDONLY)
             try:
@@ -167,7 +175,7 @@ class Follower:
                 os.close(dfd)
         except OSError:
             pass
-        self._last_save = time.monotonic()
+        self._last_state = data
 
     # -- streams -------------------------------------------------------------------------
     def _note(self, msg: str) -> None:
@@ -266,7 +274,7 @@ class Follower:
             return
         for n, body, trunc in s.unwrap.flush():
             if self.metrics:
-                child(self.metrics.dropped, self.metrics.pod_values(s.labels)).inc()
+                self.metrics.child(self.metrics.dropped, self.metrics.pod_values(s.labels)).inc()
             for _, run in s.pipe.feed(n, body, trunc):
                 if run is not None:
                     self._report(s, run)
@@ -338,15 +346,15 @@ class Follower:
         if m is not None:
             pod = m.pod_values(s.labels)
             if s.stats.lines != before_lines:
-                child(m.lines, pod).inc(s.stats.lines - before_lines)
-                child(m.bytes, pod).inc(s.stats.bytes - before_bytes)
-                child(m.last_line, pod).set(time.time())
+                m.child(m.lines, pod).inc(s.stats.lines - before_lines)
+                m.child(m.bytes, pod).inc(s.stats.bytes - before_bytes)
+                m.child(m.last_line, pod).set(time.time())
             for kind, n in s.tail.rotations.items():
                 if n != s.rotations_seen.get(kind, 0):
-                    child(m.rotations, pod + (kind,)).inc(n - s.rotations_seen.get(kind, 0))
+                    m.child(m.rotations, pod + (kind,)).inc(n - s.rotations_seen.get(kind, 0))
             dropped = s.tail.dropped + s.tail.gaps
             if dropped != s.dropped_seen:
-                child(m.dropped, pod).inc(dropped - s.dropped_seen)
+                m.child(m.dropped, pod).inc(dropped - s.dropped_seen)
         s.rotations_seen = dict(s.tail.rotations)
         s.dropped_seen = s.tail.dropped + s.tail.gaps
         if isinstance(s.tail, StreamTail) and s.tail.eof:

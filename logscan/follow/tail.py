@@ -152,8 +152,12 @@ class FileTail:
         return Position(self.dev, self.ino, self.fp, self.offset)
 
     def siblings(self) -> list[str]:
-        """Rotated siblings ``<name>.*`` of the live path, oldest first."""
-        p = Path(self.path)
+        """Rotated siblings ``<name>.*`` of the live path, oldest first.
+
+        A symlink (kubelet's ``/var/log/containers/*.log``) is resolved first: the rotated
+        files lie next to its target under ``/var/log/pods``.
+        """
+        p = Path(os.path.realpath(self.path))
         base = p.name
         try:
             names = [e.name for e in os.scandir(p.parent)

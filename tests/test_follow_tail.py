@@ -207,3 +207,21 @@ def test_a_symlinked_path_finds_its_rotated_files_next_to_the_target(tmp_path):
     t2 = FileTail(str(link))
     t2.resume(pos)
     assert first + _poll(t2) == LINES[:9]
+
+
+def test_only_rotated_names_count_as_siblings(tmp_path):
+    log = tmp_path / "engine.log"
+    _append(log, LINES[:6])
+    t = FileTail(str(log))
+    first = _poll(t)
+    pos = t.position()
+    t.close()
+    (tmp_path / "engine.log.state").write_text('{"version": 1}\n')  # a state file next to the log
+    (tmp_path / "engine.log.offset").write_text("123\n")
+    _append(log, LINES[6:8])
+    os.rename(log, tmp_path / "engine.log-20261129")  # logrotate dateext
+    _append(log, LINES[8:10])
+    t2 = FileTail(str(log))
+    assert [os.path.basename(s) for s in t2.siblings()] == ["engine.log-20261129"]
+    t2.resume(pos)
+    assert first + _poll(t2) == LINES[:10]

@@ -36,7 +36,7 @@ from ..sources.reader import clean
 from ..sources.unwrap import Unwrapper
 from .metrics import FollowMetrics
 from .podinfo import PodLabels, labels_from_path
-from .tail import FileTail, Position, StreamTail
+from .tail import _ROTATED, FileTail, Position, StreamTail
 
 STATE_VERSION = 1
 #: Runs per stream whose reported keys are kept (older runs never come back).
@@ -218,8 +218,8 @@ class Follower:
                 names = {(os.path.dirname(p), os.path.basename(p)) for p in hits}
                 for p in hits:
                     d, n = os.path.dirname(p), os.path.basename(p)
-                    # a rotated sibling (<name>.<suffix>) of a matched file is read through it
-                    if any(n.startswith(m + ".") for dd, m in names if dd == d and m != n):
+                    # a rotated sibling (<name>.<timestamp>) of a matched file is read through it
+                    if any(n.startswith(m) and n != m and _ROTATED.fullmatch(n, len(m)) for dd, m in names if dd == d):
                         continue
                     found.add(p)
             else:

@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional
 
+import regex
+
 from ..sources.reader import MAX_LINE
 
 #: Bytes of a file's consumed head kept to recognise it after a rename, a gzip or a copy.
@@ -56,6 +58,7 @@ FP_LEN = 1024
 #: Bytes read per ``pread``.
 CHUNK = max(256 * 1024, MAX_LINE)
 _GZ_MAGIC = b"\x1f\x8b"
+_ROTATED = regex.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ def _head(path: str, n: int) -> Optional[bytes]:
 
 
 def rotation_order(base: str, name: str) -> tuple:
-    """Sort key of a rotated sibling ``<base>.<suffix>[.gz]``, oldest first.
+    """Sort key of a rotated sibling ``<base>[.-]<suffix>[.gz]``, oldest first.
 
     kubelet's ``<YYYYMMDD-hhmmss>`` and logrotate's ``dateext`` suffixes sort as text;
     logrotate's numbered ones (``.1`` newest) sort by falling number.
@@ -152,7 +155,12 @@ class FileTail:
         return Position(self.dev, self.ino, self.fp, self.offset)
 
     def siblings(self) -> list[str]:
-        """Rotated siblings ``<name>.*`` of the live path, oldest first.
+        """Rotated siblings of the live path, oldest first.
+
+        A rotated name is the live name, ``.`` or ``-``, then digits with ``.``/``-``/``_``
+        (kubelet ``0.log.20261129-101500``, logrotate ``x.log.1`` and ``x.log-20261129``,
+        Python's ``x.log.2026-11-29_10-15-00``), optionally ``.gz``. Other files next to the
+        log (a state file, ``x.log.offset``) are never taken for rotated pieces.
 
         A symlink (kubelet's ``/var/log/containers/*.log``) is resolved first: the rotated
         files lie next to its target under ``/var/log/pods``.
@@ -161,7 +169,8 @@ class FileTail:
         base = p.name
         try:
             names = [e.name for e in os.scandir(p.parent)
-                     if e.name.startswith(base + ".") and e.is_file(follow_symlinks=False)]
+                     if e.name.startswith(base) and _ROTATED.fullmatch(e.name, len(base))
+                     and e.is_file(follow_symlinks=False)]
         except OSError:
             return []
         return [str(p.parent / n) for n in sorted(names, key=lambda n: rotation_order(base, n))]

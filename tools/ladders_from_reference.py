@@ -139,6 +139,8 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
                 else:
                     scheme, wo_by_design = MOE_SCHEMES.get(fam, (fam, False))
                 entry["role"] = f"{MOE_ROLE_NAMES.get(fam, fam)} moe" + (" (gpt-oss)" if gpt_oss else "")
+                if "lora" in name.lower():  # the LoRA-only selector: never the default reading of a line
+                    entry["role"] = entry["role"].replace(" (gpt-oss)", " (gpt-oss, LoRA)") if gpt_oss else entry["role"] + " (LoRA)"
                 entry["scheme"] = scheme
         else:
             entry["role"] = "attention " + (reg.get("when") or "")[:80]
@@ -222,6 +224,8 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
         if info.get("log_name") and info["log_name"] != k:
             kk["aliases"] = [info["log_name"]]
         out_kernels[k] = kk
+    # LoRA-only selectors after their default sibling: a role hint matching both reads the default
+    out_regs.sort(key=lambda r: "LoRA" in r.get("role", ""))
     return {"engine": "vllm", "version": data["version"],
             "source": "shared/reference/vllm/ladders-%s.json (ast over the vLLM wheel)" % data["version"],
             "registry": out_regs, "kernel": out_kernels}

@@ -1,6 +1,7 @@
 """Match records against pack rules: a keyword prefilter, then each candidate rule's regex.
 
-The prefilter is one ``regex`` alternation of every rule keyword (case-insensitive); only
+The prefilter is one ``regex`` alternation of every rule keyword (ASCII case-insensitive, as
+the byte-buffer prefilter of ``logscan.sources.prefilter`` that runs before it); only
 records it hits are tried against the rules whose keywords they contain. A rule with a
 ``continuation`` holds its event open and gathers the following records of the same
 process (and the same ``file:line``) whose message matches the rule's ``item`` pattern: the
@@ -63,11 +64,14 @@ class Matcher:
         self._borrows = {p.engine: p.meta.pack.borrow_rules for p in packs.packs.values()}
         #: engine -> its ``[[opaque]]`` alternation: messages quoting user content that its rules never see
         self._opaque = {p.engine: p.opaque for p in packs.packs.values() if p.opaque is not None}
-        self._kw = [[k.lower() for k in r.rule.keywords] for r in self.rules]
+        # ASCII case folding only (bytes.lower): the byte prefilter folds the same way, so a
+        # line it skips can never be one this matcher would have taken.
+        self._kw = [[k.encode("utf-8").lower() for k in r.rule.keywords] for r in self.rules]
         #: (line, rule) -> (prefix engine, context engine) of events not yet claimed by ``engine_hint``
         self._hints: dict[tuple[int, str], tuple[Optional[str], Optional[str]]] = {}
-        words = sorted({k for ks in self._kw for k in ks}, key=len, reverse=True)
-        self.prefilter = regex.compile("|".join(regex.escape(w) for w in words) or r"(?!)", regex.I)
+        words = sorted({k for r in self.rules for k in r.rule.keywords}, key=len, reverse=True)
+        self.prefilter = regex.compile("|".join(regex.escape(w) for w in words) or r"(?!)",
+                                       regex.I | regex.A)
         self.stats = MatchStats()
         self._pending: Optional[_Pending] = None
 
@@ -94,7 +98,7 @@ class Matcher:
         (traceback tail, pasted fragment) is tried against every pack, the engine of the
         last prefixed line first; ``prefixed_only`` rules never see it.
         """
-        low = message.lower()
+        low = message.encode("utf-8", "surrogatepass").lower()
         hits = []
         opaque = {e for e, rx in self._opaque.items() if rx.match(message)} if self._opaque else ()
         for i, (cr, kws) in enumerate(zip(self.rules, self._kw)):
@@ -171,10 +175,12 @@ class Matcher:
                 self._pending = None
         msg = rec.message
         owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
-        if owner is not None:
-            self._context = owner
         if not msg or not self.prefilter.search(msg):
             return
+        # the context follows keyword lines only: the reader's byte prefilter skips the others,
+        # and a report must not depend on whether it ran
+        if owner is not None:
+            self._context = owner
         self.stats.prefilter_hits += 1
         for cr in self._candidates(msg, owner):
             r = cr.rule

@@ -3,6 +3,12 @@
 ``scan_inputs`` reads whole inputs and returns a ``Report``; ``Pipeline`` is the same chain
 fed line by line (for a tail that never ends). Every stage streams: memory depends on the
 number of recognised lines kept for the report, not on the size of the input.
+
+``scan_inputs`` reads in 1 MiB chunks through a byte prefilter (``sources.prefilter``): only
+the lines that hold a pack keyword (or bytes that change a line's text, or the start of a
+wrapped record) are decoded and fed, plus every line while the pipeline holds something open
+(a multi-line event, a partial CRI record). The report is the same as feeding every line
+(``prefilter="off"``); ``tests/test_prefilter.py`` checks it.
 """
 from __future__ import annotations
 
@@ -16,8 +22,9 @@ from .match import Matcher
 from .models import Event, InputStats, Report, Run
 from .packs.loader import PackSet, default_packs
 from .sources.prefix import PrefixParser
-from .sources.reader import InputError, open_input, read_lines
-from .sources.unwrap import unwrap
+from .sources.prefilter import make_prefilter
+from .sources.reader import InputError, LineReader, open_input
+from .sources.unwrap import Unwrapper
 
 #: Events kept in a report's ``events`` list at most (the rest still feed the analysis).
 MAX_REPORT_EVENTS = 100_000
@@ -54,7 +61,10 @@ class Pipeline:
         self.source = source
         self.parser = PrefixParser(self.packs)
         self.matcher = Matcher(self.packs)
-        self.analyzer = Analyzer(self.packs, self.parser.seen_formats, gpu=gpu, cuda=cuda)
+        #: line formats seen on lines the matcher's keyword prefilter took (the era hint). Only
+        #: those count, so that skipping keyword-free lines never changes the analysis.
+        self.formats: dict[str, int] = {}
+        self.analyzer = Analyzer(self.packs, self.formats, gpu=gpu, cuda=cuda)
         #: events of the open run with their engine hints, for checkpoint(); only appended to
         self._open: list[tuple[Event, tuple]] = []
 
@@ -77,7 +87,12 @@ class Pipeline:
     def feed(self, line: int, text: str, truncated: bool = False) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         """Feed one unwrapped line; yields ``(event, None)`` and ``(None, closed_run)`` items."""
         rec = self.parser.parse(self.source, line, text, truncated)
-        yield from self._events(self.matcher.feed(rec))
+        hits = self.matcher.stats.prefilter_hits
+        events = list(self.matcher.feed(rec))
+        if self.matcher.stats.prefilter_hits != hits:
+            for fid in self.parser.last_formats:
+                self.formats[fid] = self.formats.get(fid, 0) + 1
+        yield from self._events(events)
 
     def close(self) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         """End of input: flush a pending multi-line event and close the open run."""
@@ -109,7 +124,7 @@ class Pipeline:
         """
         if not self.quiescent:
             raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
-        return Checkpoint(self._open, len(self._open), dict(self.parser.seen_formats), self.matcher.context)
+        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context)
 
     def restore(self, state: dict) -> None:
         """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
@@ -129,7 +144,7 @@ class Pipeline:
                 raise ValueError(f"bad context {context!r}")
         except (ValidationError, TypeError, ValueError, AttributeError, KeyError) as exc:
             raise ValueError(f"not a pipeline checkpoint: {exc}") from None
-        self.parser.seen_formats.update(formats)
+        self.formats.update(formats)
         self.matcher.context = context
         for ev, hint in items:
             if ev.rule not in self.analyzer.rules:
@@ -139,16 +154,19 @@ class Pipeline:
 
 
 def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional[str] = None,
-                cuda: Optional[str] = None) -> Report:
+                cuda: Optional[str] = None, prefilter: Optional[str] = None) -> Report:
     """Scan each input (a path or ``-``) and return one report.
 
     ``gpu`` (``sm90``, ``H100``) and ``cuda`` (``12.8``) describe the machine when the log
     does not; they only feed inferences, which stay marked ``observed=False``.
 
     An input that cannot be opened does not stop the others: its ``InputStats.error`` says why
-    (the CLI turns that into exit status 2). Runs never span two inputs.
+    (the CLI turns that into exit status 2). Runs never span two inputs. ``prefilter``:
+    ``hyperscan``, ``python``, ``off`` (every line fed) or None (``$LOGSCAN_PREFILTER``, else
+    the best available); raises ``ValueError`` for an engine that is not available.
     """
     packs = packs or default_packs()
+    pf = make_prefilter(packs, prefilter)
     report = Report(logscan_version=__version__)
     index = 0
     for path in paths:
@@ -162,13 +180,21 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
         pipe = Pipeline(packs, source=name, gpu=gpu, cuda=cuda)
         try:
             items: list = []
-            for n, text, trunc in unwrap(read_lines(fh, stats)):
-                items.extend(pipe.feed(n, text, trunc))
+            reader = LineReader(fh, stats, pf)
+            unwrapper = Unwrapper()
+            for n, text, trunc in reader:
+                for rec in unwrapper.feed(n, text, trunc):
+                    items.extend(pipe.feed(*rec))
+                # a partial record or a multi-line event is open: the reader must not skip
+                reader.hold = unwrapper.pending or not pipe.quiescent
                 if items:
                     _collect(items, report, index)
                     index = len(report.runs)
                     items.clear()
-            _collect(list(pipe.close()), report, index)
+            for rec in unwrapper.flush():
+                items.extend(pipe.feed(*rec))
+            items.extend(pipe.close())
+            _collect(items, report, index)
             index = len(report.runs)
         finally:
             if fh is not None and path != "-":

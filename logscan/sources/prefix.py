@@ -25,10 +25,14 @@ class PrefixParser:
             self.prefixes += pack.prefixes
         #: ids of the prefix formats seen so far (an era hint for version inference)
         self.seen_formats: dict[str, int] = {}
+        #: ids of the process tags and line format of the line parsed last
+        self.last_formats: list[str] = []
 
     def parse(self, source: str, line: int, text: str, truncated: bool = False) -> Record:
         """Parse one line; a line with no known prefix keeps its whole text as the message."""
         pos = 0
+        last: list[str] = []
+        self.last_formats = last
         for _ in range(3):
             for w in self.wrappers:
                 m = w.regex.match(text, pos)
@@ -54,6 +58,7 @@ class PrefixParser:
                         if rm:
                             rank = rm.group("rank")
                     self.seen_formats[tag.spec.id] = self.seen_formats.get(tag.spec.id, 0) + 1
+                    last.append(tag.spec.id)
                     pos = m.end()
                     break
             else:
@@ -70,6 +75,7 @@ class PrefixParser:
                     rank = gd["rank"]
                 fmt = pf.spec.id
                 self.seen_formats[fmt] = self.seen_formats.get(fmt, 0) + 1
+                last.append(fmt)
                 pos = m.end()
                 break
         return Record(

@@ -14,7 +14,7 @@ import io
 import sys
 import zlib
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Optional
 
 import regex
 
@@ -22,6 +22,8 @@ from ..models import InputStats
 
 #: Longest physical line kept, in bytes. Kernel lines are < 1 KiB; config dumps reach ~10 KiB.
 MAX_LINE = 256 * 1024
+#: Bytes read and searched at once by ``LineReader``.
+CHUNK = 1 << 20
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
@@ -48,29 +50,6 @@ def clean(raw: bytes, stats: InputStats) -> str:
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     return text
-
-
-def _physical_lines(fh: BinaryIO, max_line: int) -> Iterator[tuple[bytes, bool]]:
-    """Yield ``(bytes_without_newline, truncated)``; memory is bounded by ``max_line``."""
-    while True:
-        chunk = fh.readline(max_line)
-        if not chunk:
-            return
-        if chunk.endswith(b"\n"):
-            yield chunk[:-1], False
-            continue
-        if len(chunk) < max_line:  # last line of the input, no newline
-            yield chunk, False
-            return
-        truncated = False
-        while True:  # drain the rest of an over-long line without keeping it
-            rest = fh.readline(max_line)
-            if not rest:
-                break
-            truncated = True
-            if rest.endswith(b"\n"):
-                break
-        yield chunk, truncated
 
 
 def open_input(path: str) -> tuple[BinaryIO, str]:
@@ -102,16 +81,178 @@ def read_lines(fh: BinaryIO, stats: InputStats, max_line: int = MAX_LINE) -> Ite
     Never raises on content: a corrupt or truncated gzip stream stops the input and sets
     ``stats.error``; every line decoded before it is kept.
     """
-    n = 0
-    try:
-        for raw, truncated in _physical_lines(fh, max_line):
-            n += 1
-            stats.lines = n
-            stats.bytes += len(raw) + 1
-            if truncated:
-                stats.truncated_lines += 1
-            yield n, clean(raw, stats), truncated
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        stats.error = f"compressed stream ends early or is corrupt after line {n}: {exc}"
-    except OSError as exc:
-        stats.error = f"read error after line {n}: {exc.strerror or exc}"
+    return iter(LineReader(fh, stats, None, max_line))
+
+
+class LineReader:
+    """Numbered clean lines of one input, read in large chunks; with a prefilter, only those that may matter.
+
+    Iterating yields ``(line_number, text, truncated)``. Without a ``prefilter`` every physical
+    line is yielded. With one, a chunk (``chunk_size`` bytes, 1 MiB) is searched once and only
+    the lines holding a prefilter offset are decoded and yielded; the others are counted
+    (``bytes.count``), their bytes and invalid UTF-8 tallied in ``stats`` exactly as if they
+    had been read one by one, so line numbers and stats do not depend on the prefilter.
+    A line longer than ``max_line`` is always yielded (cut, flagged). The consumer sets
+    ``hold = True`` to receive the following line whatever it holds (a multi-line event or a
+    partial CRI record is open), ``False`` to let the reader skip again.
+
+    Memory: one chunk plus ``max_line`` bytes, whatever the size of the input or its lines.
+    Never raises on content; a corrupt or truncated gzip stream ends the input with
+    ``stats.error`` set, every line before the damage kept.
+    """
+
+    def __init__(self, fh: BinaryIO, stats: InputStats, prefilter=None, max_line: int = MAX_LINE,
+                 chunk_size: int = CHUNK):
+        self.fh = fh
+        self.stats = stats
+        self.prefilter = prefilter
+        self.max_line = max(1, max_line)
+        self.chunk_size = max(chunk_size, 2 * self.max_line)
+        self.hold = False
+        self.n = 0
+        self._exc: Optional[BaseException] = None
+
+    # -- reading ------------------------------------------------------------------------------
+    def _read(self) -> bytes:
+        """Up to ``chunk_size`` bytes; b"" at the end or after a read error (kept in ``_exc``)."""
+        if self._exc is not None:
+            return b""
+        read = getattr(self.fh, "read1", None) or self.fh.read
+        parts: list[bytes] = []
+        got = 0
+        try:
+            while got < self.chunk_size:
+                b = read(self.chunk_size - got)
+                if not b:
+                    break
+                parts.append(b)
+                got += len(b)
+        except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+            self._exc = exc
+        return b"".join(parts)
+
+    def __iter__(self) -> Iterator[tuple[int, str, bool]]:
+        st = self.stats
+        pending = b""  # the start of an unfinished line (at most max_line bytes)
+        long_head: Optional[bytes] = None  # the kept head of an over-long line being drained
+        while True:
+            data = self._read()
+            if not data:
+                break
+            if long_head is not None:
+                nl = data.find(b"\n")
+                if nl < 0:
+                    st.bytes += len(data)
+                    continue
+                st.bytes += nl + 1
+                yield self._line(long_head, 0, True)
+                long_head = None
+                data = data[nl + 1:]
+            buf = pending + data if pending else data
+            cut = buf.rfind(b"\n") + 1
+            tail = buf[cut:]
+            if len(tail) > self.max_line:
+                long_head = tail[: self.max_line]
+                st.bytes += len(tail)
+                pending = b""
+            else:
+                pending = tail
+            if cut:
+                yield from self._chunk(buf[:cut] if cut < len(buf) else buf)
+        if long_head is not None:
+            yield self._line(long_head, 0, True)
+        elif pending:  # last line without a newline: counted without one
+            st.bytes -= 1
+            yield from self._chunk(pending + b"\n")
+        exc = self._exc
+        if exc is not None:
+            if isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
+                st.error = f"compressed stream ends early or is corrupt after line {self.n}: {exc}"
+            else:
+                st.error = f"read error after line {self.n}: {getattr(exc, 'strerror', None) or exc}"
+
+    # -- per line and per span ----------------------------------------------------------------
+    def _line(self, raw: bytes, consumed: int, truncated: bool = False) -> tuple[int, str, bool]:
+        st = self.stats
+        self.n += 1
+        st.lines = self.n
+        st.bytes += consumed
+        if len(raw) > self.max_line:
+            raw = raw[: self.max_line]
+            truncated = True
+        if truncated:
+            st.truncated_lines += 1
+        return self.n, clean(raw, st), truncated
+
+    def _skip(self, buf: bytes, a: int, b: int) -> None:
+        """Count the complete lines ``buf[a:b]`` without decoding them (same stats as reading them)."""
+        if a >= b:
+            return
+        st = self.stats
+        self.n += buf.count(b"\n", a, b)
+        st.lines = self.n
+        st.bytes += b - a
+        span = buf[a:b]
+        if not span.isascii():
+            try:
+                span.decode("utf-8")
+            except UnicodeDecodeError:
+                for raw in span.split(b"\n"):
+                    try:
+                        raw.decode("utf-8")
+                    except UnicodeDecodeError:
+                        st.decode_errors += 1
+
+    def _long_lines(self, buf: bytes) -> list[int]:
+        """Start offsets of the lines of ``buf`` longer than ``max_line`` (always yielded)."""
+        out: list[int] = []
+        block = max(1, self.max_line // 2)  # any run > max_line holds a whole aligned block
+        end = len(buf)
+        s = 0
+        while s + block <= end:
+            if buf.find(b"\n", s, s + block) >= 0:
+                s += block
+                continue
+            ls = buf.rfind(b"\n", 0, s) + 1
+            le = buf.find(b"\n", s + block)
+            if le < 0:
+                le = end
+            if le - ls > self.max_line:
+                out.append(ls)
+            s = -(-(le + 1) // block) * block
+        return out
+
+    def _chunk(self, buf: bytes) -> Iterator[tuple[int, str, bool]]:
+        """Lines of ``buf`` (complete lines, ends with ``\n``): all, or the prefiltered and held ones."""
+        cut = len(buf)
+        find = buf.find
+        if self.prefilter is None:
+            pos = 0
+            while pos < cut:
+                nl = find(b"\n", pos)
+                yield self._line(buf[pos:nl], nl - pos + 1)
+                pos = nl + 1
+            return
+        hits = self.prefilter.hits(buf)
+        if cut > self.max_line:
+            longs = self._long_lines(buf)
+            if longs:
+                hits = sorted(hits + longs)
+        hits.append(cut)
+        pos = 0
+        for h in hits:
+            while self.hold and pos < cut:
+                nl = find(b"\n", pos)
+                yield self._line(buf[pos:nl], nl - pos + 1)
+                pos = nl + 1
+            if h < pos:
+                continue
+            if h >= cut:
+                self._skip(buf, pos, cut)
+                return
+            r = buf.rfind(b"\n", pos, h)
+            ls = r + 1 if r >= 0 else pos
+            self._skip(buf, pos, ls)
+            nl = find(b"\n", h)
+            yield self._line(buf[ls:nl], nl - ls + 1)
+            pos = nl + 1

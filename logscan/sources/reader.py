@@ -102,12 +102,12 @@ class LineReader:
     """
 
     def __init__(self, fh: BinaryIO, stats: InputStats, prefilter=None, max_line: int = MAX_LINE,
-                 chunk_size: int = CHUNK):
+                 chunk_size: Optional[int] = None):
         self.fh = fh
         self.stats = stats
         self.prefilter = prefilter
         self.max_line = max(1, max_line)
-        self.chunk_size = max(chunk_size, 2 * self.max_line)
+        self.chunk_size = max(1, chunk_size or CHUNK)
         self.hold = False
         self.n = 0
         self._exc: Optional[BaseException] = None
@@ -158,12 +158,12 @@ class LineReader:
             else:
                 pending = tail
             if cut:
-                yield from self._chunk(buf[:cut] if cut < len(buf) else buf)
+                yield from self._chunk(buf, cut)
         if long_head is not None:
             yield self._line(long_head, 0, True)
         elif pending:  # last line without a newline: counted without one
             st.bytes -= 1
-            yield from self._chunk(pending + b"\n")
+            yield from self._chunk(pending + b"\n", len(pending) + 1)
         exc = self._exc
         if exc is not None:
             if isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
@@ -184,14 +184,19 @@ class LineReader:
             st.truncated_lines += 1
         return self.n, clean(raw, st), truncated
 
-    def _skip(self, buf: bytes, a: int, b: int) -> None:
-        """Count the complete lines ``buf[a:b]`` without decoding them (same stats as reading them)."""
+    def _skip(self, buf: bytes, a: int, b: int, ascii: bool = False) -> None:
+        """Count the complete lines ``buf[a:b]`` without decoding them (same stats as reading them).
+
+        ``ascii``: the caller knows ``buf`` is ASCII (no UTF-8 check needed).
+        """
         if a >= b:
             return
         st = self.stats
         self.n += buf.count(b"\n", a, b)
         st.lines = self.n
         st.bytes += b - a
+        if ascii:
+            return
         span = buf[a:b]
         if not span.isascii():
             try:
@@ -203,11 +208,10 @@ class LineReader:
                     except UnicodeDecodeError:
                         st.decode_errors += 1
 
-    def _long_lines(self, buf: bytes) -> list[int]:
-        """Start offsets of the lines of ``buf`` longer than ``max_line`` (always yielded)."""
+    def _long_lines(self, buf: bytes, end: int) -> list[int]:
+        """Start offsets of the lines of ``buf[:end]`` longer than ``max_line`` (always yielded)."""
         out: list[int] = []
         block = max(1, self.max_line // 2)  # any run > max_line holds a whole aligned block
-        end = len(buf)
         s = 0
         while s + block <= end:
             if buf.find(b"\n", s, s + block) >= 0:
@@ -222,9 +226,11 @@ class LineReader:
             s = -(-(le + 1) // block) * block
         return out
 
-    def _chunk(self, buf: bytes) -> Iterator[tuple[int, str, bool]]:
-        """Lines of ``buf`` (complete lines, ends with ``\n``): all, or the prefiltered and held ones."""
-        cut = len(buf)
+    def _chunk(self, buf: bytes, cut: int) -> Iterator[tuple[int, str, bool]]:
+        """Lines of ``buf[:cut]`` (complete lines, ends with ``\\n``): all, or the prefiltered and held ones.
+
+        Bytes after ``cut`` (the start of the next line) are searched too but left alone.
+        """
         find = buf.find
         if self.prefilter is None:
             pos = 0
@@ -235,10 +241,11 @@ class LineReader:
             return
         hits = self.prefilter.hits(buf)
         if cut > self.max_line:
-            longs = self._long_lines(buf)
+            longs = self._long_lines(buf, cut)
             if longs:
                 hits = sorted(hits + longs)
         hits.append(cut)
+        ascii = buf.isascii()
         pos = 0
         for h in hits:
             while self.hold and pos < cut:
@@ -248,11 +255,11 @@ class LineReader:
             if h < pos:
                 continue
             if h >= cut:
-                self._skip(buf, pos, cut)
+                self._skip(buf, pos, cut, ascii)
                 return
             r = buf.rfind(b"\n", pos, h)
             ls = r + 1 if r >= 0 else pos
-            self._skip(buf, pos, ls)
+            self._skip(buf, pos, ls, ascii)
             nl = find(b"\n", h)
             yield self._line(buf[ls:nl], nl - ls + 1)
             pos = nl + 1

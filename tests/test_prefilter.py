@@ -1,0 +1,215 @@
+"""The byte prefilter of the reader: it may skip lines, never change a report.
+
+Every engine available here (Hyperscan where its wheel installs, the pure-Python one
+always) is checked against ``prefilter="off"`` (every line decoded and fed): on each bundled
+real log, on those logs buried in synthetic runtime noise, with chunk boundaries anywhere,
+and on hypothesis-built logs mixing kernel lines with the bytes and wrappers that change a
+line's text (NUL, ANSI, lone CR, invalid UTF-8, CRI partials, Docker json-file entries).
+"""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logscan.pipeline import scan_inputs
+from logscan.sources import reader
+from logscan.sources.prefilter import Prefilter, available_backends, make_prefilter
+
+from .conftest import ROOT, real_logs
+
+BACKENDS = available_backends()
+KERNEL = "(Worker_TP0 pid=7) INFO 01-07 13:43:10 [modelopt.py:916] Using flashinfer-cutlass for NVFP4 GEMM"
+FAILED = [
+    "(EngineCore_DP0 pid=9) ERROR 01-07 13:43:10 [core.py:700] ValueError: Failed to find a kernel that can implement the WNA16 linear layer. Reasons: ",
+    "(EngineCore_DP0 pid=9) ERROR 01-07 13:43:10 [core.py:700]  MacheteLinearKernel requires capability 90, current compute  capability is 86",
+    "(EngineCore_DP0 pid=9) ERROR 01-07 13:43:10 [core.py:700]  AllSparkLinearKernel cannot implement due to: For Ampere GPU, AllSpark does not support group_size = 128.",
+]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("throughput", ROOT / "bench" / "throughput.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+BENCH = _bench()
+
+
+def _report(path, prefilter):
+    return json.loads(scan_inputs([str(path)], prefilter=prefilter).model_dump_json())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_engines_find_keywords_case_insensitively_and_the_bytes_that_alter_text(backend):
+    pf = Prefilter(["Failed to find a kernel", "MoE backend"], backend)
+    lines = [  # (line, must be selected)
+        (b"noise", False),
+        (b"x FAILED TO FIND A KERNEL y", True),
+        (b"clean line\r", False),  # CRLF is not a trigger
+        (b"a\rb", True),  # a lone CR is: it becomes a space
+        (b"nul\x00here", True),
+        (b"\x1b[36mcolour", True),
+        (b"2026-01-07T13:43:10Z stdout P part", True),  # CRI partial
+        (b"2026-01-07T13:43:10Z stdout F whole", False),
+        (b'{"log":"x\\n","stream":"stdout"}', True),  # JSON escapes can hide a keyword
+        (b"Using Triton moe BACKEND", True),
+        (b"moe back end", False),
+    ]
+    buf = b"".join(line + b"\n" for line, _ in lines)
+    starts = sorted({buf.rfind(b"\n", 0, h) + 1 for h in pf.hits(buf)})
+    offsets = [sum(len(x) + 1 for x, _ in lines[:i]) for i in range(len(lines))]
+    assert starts == [o for o, (_, want) in zip(offsets, lines) if want]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_make_prefilter_honours_the_environment(monkeypatch, backend):
+    monkeypatch.setenv("LOGSCAN_PREFILTER", backend)
+    assert make_prefilter(["x"]).backend == backend
+    monkeypatch.setenv("LOGSCAN_PREFILTER", "off")
+    assert make_prefilter(["x"]) is None
+    monkeypatch.setenv("LOGSCAN_PREFILTER", "no-such-engine")
+    with pytest.raises(ValueError, match="LOGSCAN_PREFILTER"):
+        make_prefilter(["x"])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("log", real_logs("vllm"), ids=lambda p: p.name)
+def test_every_real_log_gives_the_same_report_with_and_without_the_prefilter(log, backend):
+    ref = _report(log, "off")
+    assert ref["events"], "a bundled real log without one recognised line tests nothing"
+    assert _report(log, backend) == ref
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("chunk", [4096, 997, 61])
+def test_real_logs_buried_in_runtime_noise_keep_their_events_and_line_numbers(tmp_path, monkeypatch, backend, chunk):
+    noise = BENCH.runtime_lines(seed=3)
+    parts = []
+    for log in real_logs("vllm")[:6]:
+        parts += [next(noise) for _ in range(40)]
+        parts.append(log.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
+    parts += FAILED + [next(noise) for _ in range(5)]
+    p = tmp_path / "server.log"
+    p.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    ref = _report(p, "off")
+    monkeypatch.setattr(reader, "CHUNK", chunk)
+    got = _report(p, backend)
+    assert got == ref
+    alone = sum(len(_report(log, "off")["events"]) for log in real_logs("vllm")[:6])
+    assert len(got["events"]) == alone + 1  # every real event, plus the Failed-to-find one
+    text = p.read_text(encoding="utf-8").split("\n")
+    for ev in got["events"]:
+        assert text[ev["line"] - 1].endswith(ev["message"]), ev  # line numbers exact after skipping
+    kernel_not_found = [e for e in got["events"] if e["kind"] == "kernel_not_found"]
+    assert kernel_not_found and len(kernel_not_found[-1]["items"]) == 2  # continuation lines reached the matcher
+
+
+# -- hypothesis: logs of kernel lines, noise, and every byte trick that changes a line -------------
+
+_PIECES = [
+    KERNEL.encode(), *(f.encode() for f in FAILED),
+    b"(APIServer pid=1) INFO 01-07 13:43:10 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s",
+    b'INFO:     10.0.0.1:5342 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    b"INFO 06-15 00:04:48 gptq_marlin.py:99] The model is convertible to gptq_marlin during runtime. Using gptq_marlin kernel.",
+    b"\xe2\x96\x84\xe2\x96\x88 version 0.10.2",
+]
+
+
+def _inside_keywords(line: bytes) -> list[int]:
+    """Offsets that split a pack keyword of ``line`` (where a trick hides it from a byte search)."""
+    from logscan.packs.loader import default_packs
+
+    low = line.lower()
+    out = []
+    for p in default_packs().packs.values():
+        for r in p.rules:
+            for k in r.rule.keywords:
+                i = low.find(k.lower().encode())
+                if i >= 0 and len(k) > 1:
+                    out += [i + 1, i + len(k.encode()) // 2]
+    return sorted(set(out))
+
+
+@st.composite
+def _tricked_line(draw) -> bytes:
+    """A real-looking line with one trick applied at any point (possibly inside a keyword)."""
+    line = draw(st.sampled_from(_PIECES))
+    inside = _inside_keywords(line)
+    mid = draw(st.sampled_from(inside) if inside and draw(st.booleans())
+               else st.integers(min_value=0, max_value=len(line)))
+    a, b = line[:mid], line[mid:]
+    ta, tb = a.decode("utf-8", "replace"), b.decode("utf-8", "replace")
+    return draw(st.sampled_from([
+        line,
+        a + b"\x00" + b,
+        b"\x1b[32m" + a + b"\x1b[0m" + b,
+        a + b"\r" + b,
+        a + b.replace(b" ", b"\r", 1),  # a lone CR becomes a space again
+        line + b"\r",
+        a + b"\xff\xfe" + b,
+        line.upper(),
+        b"2026-01-07T13:43:10.1Z stdout P " + a + b"\n2026-01-07T13:43:10.2Z stdout F " + b,
+        b"2026-01-07T13:43:10Z stderr P " + a,  # a CRI partial never finished
+        b"2026-01-07T13:43:10Z stderr F " + line,
+        json.dumps({"log": ta}).encode() + b"\n" + json.dumps({"log": tb + "\n"}).encode(),
+        json.dumps({"log": ta + tb + "\n"}, ensure_ascii=True).encode().replace(b"n", b"\\u006e", 1),
+        json.dumps({"levelname": "INFO", "filename": "x.py", "lineno": 1, "message": ta + tb}).encode(),
+    ]))
+
+
+_line = _tricked_line() | st.binary(max_size=40)
+_log = st.lists(_line, max_size=25).map(lambda ls: b"\n".join(ls)) | st.binary(max_size=300)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=_log, chunk=st.integers(min_value=1, max_value=700), trailing=st.booleans())
+def test_hypothesis_logs_give_the_same_report_with_every_engine(tmp_path, monkeypatch, data, chunk, trailing):
+    p = tmp_path / "h.log"
+    p.write_bytes(data + (b"\n" if trailing else b""))
+    ref = _report(p, "off")
+    monkeypatch.setattr(reader, "CHUNK", chunk)
+    for backend in BACKENDS:
+        assert _report(p, backend) == ref, backend
+
+
+# -- keywords too generic for the prefilter -----------------------------------------------------
+
+#: Keywords under 5 characters allowed: quantization-scheme acronyms that plain text and
+#: runtime lines do not contain (checked below on the synthetic runtime log anyway).
+SHORT_OK = {"moe", "awq", "gptq", "w8a8", "w4a8", "█"}
+#: Most runtime lines a keyword may hit (0.1 %): above that, the prefilter stops skipping.
+MAX_RUNTIME_HIT_RATE = 0.001
+
+
+def _keywords(packs):
+    return sorted({(k, r.rule.id) for p in packs.packs.values() for r in p.rules for k in r.rule.keywords})
+
+
+def test_no_pack_keyword_is_too_short(packs):
+    short = [(k, rid) for k, rid in _keywords(packs) if len(k.strip()) < 5 and k.strip().lower() not in SHORT_OK]
+    assert not short, (f"keywords under 5 characters make the prefilter hit noise; use a longer literal "
+                       f"every match contains (or justify it in SHORT_OK): {short}")
+
+
+def test_no_pack_keyword_hits_runtime_lines(packs):
+    lines = [ln.lower() for ln in itertools.islice(BENCH.runtime_lines(seed=1), 20000)]
+    rates = {}
+    for k, rid in _keywords(packs):
+        kl = k.lower()
+        hits = sum(1 for ln in lines if kl in ln)
+        if hits > MAX_RUNTIME_HIT_RATE * len(lines):
+            rates[(k, rid)] = hits / len(lines)
+    assert not rates, ("keywords found in request / metrics / HTTP lines of a runtime log: every such line "
+                       f"goes through decode and regex, scans slow down: {rates}")
+
+
+def test_the_generic_keyword_guard_can_fail():
+    lines = [ln.lower() for ln in itertools.islice(BENCH.runtime_lines(seed=1), 2000)]
+    assert sum("model" in ln for ln in lines) > 2  # the word 'model' (a former keyword) is everywhere

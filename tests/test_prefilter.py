@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from logscan.pipeline import scan_inputs
 from logscan.sources import reader
-from logscan.sources.prefilter import Prefilter, available_backends, make_prefilter
+from logscan.sources.prefilter import Gate, Prefilter, available_backends, make_prefilter, pack_keywords
 
 from .conftest import ROOT, real_logs
 
@@ -68,14 +68,33 @@ def test_engines_find_keywords_case_insensitively_and_the_bytes_that_alter_text(
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_make_prefilter_honours_the_environment(monkeypatch, backend):
+def test_make_prefilter_honours_the_environment(monkeypatch, packs, backend):
     monkeypatch.setenv("LOGSCAN_PREFILTER", backend)
-    assert make_prefilter(["x"]).backend == backend
+    assert make_prefilter(packs).backend == backend
     monkeypatch.setenv("LOGSCAN_PREFILTER", "off")
-    assert make_prefilter(["x"]) is None
+    assert make_prefilter(packs) is None
     monkeypatch.setenv("LOGSCAN_PREFILTER", "no-such-engine")
     with pytest.raises(ValueError, match="LOGSCAN_PREFILTER"):
-        make_prefilter(["x"])
+        make_prefilter(packs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gated_keywords_count_only_on_lines_with_their_engines_prefix(backend):
+    import regex
+
+    gate = Gate("sglang", ["decode"], [regex.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: TP\d{1,3})?\] ")])
+    pf = Prefilter(["Failed to find a kernel"], backend, [gate])
+    lines = [
+        (b"(APIServer pid=1) INFO 01-07 13:43:10 [loggers.py:1] decode throughput: 3 tokens/s", False),
+        (b"[2026-11-29 10:00:00 TP0] Decode batch. #running-req: 1", True),
+        (b"[2026-11-29 10:00:00 TP0] Prefill batch. #new-seq: 1", False),
+        (b"INFO failed to find a kernel and decode", True),
+    ]
+    buf = b"".join(line + b"\n" for line, _ in lines)
+    starts = sorted({buf.rfind(b"\n", 0, h) + 1 for h in pf.hits(buf)})
+    offsets = [sum(len(x) + 1 for x, _ in lines[:i]) for i in range(len(lines))]
+    assert starts == [o for o, (_, want) in zip(offsets, lines) if want]
+    assert pf.hits(buf[: offsets[1]]) == []  # no SGLang prefix in the buffer: the gate stays shut
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -189,7 +208,10 @@ MAX_RUNTIME_HIT_RATE = 0.001
 
 
 def _keywords(packs):
-    return sorted({(k, r.rule.id) for p in packs.packs.values() for r in p.rules for k in r.rule.keywords})
+    """(keyword, rule id) searched on every line (``prefixed_only`` rules' keywords are gated on
+    their engine's line prefix, which runtime lines of another engine never carry)."""
+    return sorted({(k, r.rule.id) for p in packs.packs.values() for r in p.rules
+                   if not r.rule.prefixed_only for k in r.rule.keywords})
 
 
 def test_no_pack_keyword_is_too_short(packs):

@@ -12,7 +12,11 @@ lines (1 MiB) to a ``Prefilter``, which returns the offsets of
   `` stderr P``) and a line starting with ``{`` (Docker json-file or a JSON formatter: JSON
   escapes can hide a keyword and Docker splits long lines into partial entries).
 
-Lines without such an offset are skipped, counted, never decoded. The set may over-select
+Keywords of ``prefixed_only`` rules (e.g. SGLang's catch-all topic rules) only count on a line
+that carries a line prefix of their engine: the matcher gives such rules no other line. They
+are "gated": a hit is kept only when one of the engine's prefix patterns is found in the
+decoded line (a buffer with none of them is not even searched for them, in the pure-Python
+engine). Lines without such an offset are skipped, counted, never decoded. The set may over-select
 (a keyword in a prompt): the per-line stages decide. It must never under-select;
 ``tests/test_prefilter.py`` checks that reports are equal with and without it.
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 #: Environment variable that forces the engine: ``auto`` (default), ``hyperscan``, ``python``, ``off``.
@@ -44,15 +49,38 @@ def available_backends() -> list[str]:
     return (["hyperscan"] if _hs is not None else []) + ["python"]
 
 
-def make_prefilter(keywords: Iterable[str], backend: Optional[str] = None) -> Optional["Prefilter"]:
-    """A ``Prefilter`` for ``keywords``, or None when ``backend`` (or ``$LOGSCAN_PREFILTER``) is ``off``.
+@dataclass
+class Gate:
+    """Keywords that count only on a line where one of ``prefixes`` (compiled regexes) is found."""
 
-    Raises ``ValueError`` for an unknown or unavailable engine name.
-    """
+    engine: str
+    keywords: list[str]
+    prefixes: list = field(default_factory=list)
+
+
+def pack_keywords(packs) -> tuple[list[str], list[Gate]]:
+    """``(everywhere, gates)``: keywords searched on every line, and per engine the keywords of
+    its ``prefixed_only`` rules with the engine's line-prefix patterns (``pack.toml``)."""
+    everywhere: set[str] = set()
+    gates = []
+    for pack in packs.packs.values():
+        gated: set[str] = set()
+        for cr in pack.rules:
+            (gated if cr.rule.prefixed_only else everywhere).update(cr.rule.keywords)
+        if gated:
+            gates.append(Gate(pack.engine, sorted(gated), [p.regex for p in pack.prefixes]))
+    return sorted(everywhere), gates
+
+
+def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"]:
+    """A ``Prefilter`` for the keywords of ``packs`` (a ``PackSet``), or None when ``backend``
+    (or ``$LOGSCAN_PREFILTER``) is ``off``. Raises ``ValueError`` for an unknown or unavailable
+    engine name."""
     choice = (backend or os.environ.get(ENV, "auto")).strip().lower()
     if choice == "off":
         return None
-    return Prefilter(keywords, choice)
+    everywhere, gates = pack_keywords(packs)
+    return Prefilter(everywhere, choice, gates)
 
 
 def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
@@ -61,16 +89,37 @@ def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
     return [k for k in low if not any(o != k and o in k for o in low)]
 
 
+def _hex(lit: bytes) -> bytes:
+    return b"".join(b"\\x%02x" % c for c in lit)
+
+
+#: Bytes on which a str-mode and a bytes-mode (or Hyperscan) regex may disagree even in ASCII
+#: text (Python's str ``\\s`` takes the information separators): a buffer holding one opens
+#: every gate, the exact per-line check then decides.
+_UNSURE = (b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+
+
 class Prefilter:
     """Offsets of interesting bytes in a buffer of complete lines.
 
-    ``keywords``: the pack keywords (str). ``backend``: ``hyperscan``, ``python``, or None for
-    ``$LOGSCAN_PREFILTER`` / the best available. Raises ``ValueError`` for an unknown or
-    unavailable backend name.
+    ``keywords``: keywords searched everywhere (str). ``gates``: keywords that count only on a
+    line carrying one of their engine's prefixes. ``backend``: ``hyperscan``, ``python``, or
+    None for ``$LOGSCAN_PREFILTER`` / the best available. Raises ``ValueError`` for an unknown
+    or unavailable backend name.
+
+    A gate is first tried on the whole buffer with a fast "sniff" of its prefix patterns
+    (compiled for bytes: Hyperscan, or ``regex`` bytes patterns). The sniff is trusted only
+    where it cannot disagree with the parser's str patterns (an ASCII buffer without
+    ``\\x1c``-``\\x1f``; a pattern that compiles); otherwise the gate is opened and every
+    gated hit is checked on its decoded line with the pack's own compiled patterns.
     """
 
-    def __init__(self, keywords: Iterable[str], backend: Optional[str] = None):
+    def __init__(self, keywords: Iterable[str], backend: Optional[str] = None, gates: Iterable[Gate] = ()):
         self.literals = minimal_literals(keywords)
+        #: (gate, its literals), literals already searched everywhere left out
+        pairs = [(g, [k for k in minimal_literals(g.keywords) if not any(e in k for e in self.literals)])
+                 for g in gates]
+        self.gates = [(g, lits) for g, lits in pairs if lits]
         choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
         if choice == "auto":
             choice = available_backends()[0]
@@ -79,36 +128,109 @@ class Prefilter:
                              f"(available: {', '.join(available_backends())})")
         self.backend = choice
         if choice == "hyperscan":
-            self._db = self._compile_hyperscan()
+            self._compile_hyperscan()
+        else:
+            self._sniffs = [self._bytes_sniff(g) for g, _ in self.gates]
 
-    def _compile_hyperscan(self):
-        exprs: list[bytes] = []
-        flags: list[int] = []
-        for lit in self.literals:
-            exprs.append(b"".join(b"\\x%02x" % c for c in lit))
-            flags.append(_hs.HS_FLAG_CASELESS)
-        for lit in _CRI_PARTIAL + _DIRTY:
-            exprs.append(b"".join(b"\\x%02x" % c for c in lit))
-            flags.append(0)
-        exprs += [rb"\r[^\n]", rb"^\{"]
-        flags += [0, _hs.HS_FLAG_MULTILINE]
+    # -- compiling ---------------------------------------------------------------------------
+    @staticmethod
+    def _sniff_sources(gate: Gate) -> list[bytes]:
+        """The gate's prefix patterns as bytes, named groups made plain (Hyperscan has none)."""
+        return [re.sub(r"\(\?P<\w+>", "(?:", rx.pattern).encode("utf-8") for rx in gate.prefixes]
+
+    def _bytes_sniff(self, gate: Gate):
+        import regex
+
+        try:
+            return [regex.compile(src, regex.V0) for src in self._sniff_sources(gate)]
+        except (regex.error, UnicodeEncodeError):
+            return None  # always open
+
+    @staticmethod
+    def _hs_db(exprs: list[bytes], flags: list[int]):
         db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
         db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
         return db
 
+    def _compile_hyperscan(self) -> None:
+        exprs = [_hex(lit) for lit in self.literals]
+        flags = [_hs.HS_FLAG_CASELESS] * len(exprs)
+        exprs += [_hex(lit) for lit in _CRI_PARTIAL + _DIRTY] + [rb"\r[^\n]", rb"^\{"]
+        flags += [0] * (len(_CRI_PARTIAL) + len(_DIRTY)) + [0, _hs.HS_FLAG_MULTILINE]
+        self._n_plain = len(exprs)
+        #: pattern id -> what it signals: -1 an unsure byte, g >= 0 the sniff of gate g
+        self._signal: dict[int, int] = {}
+        for lit in _UNSURE:
+            self._signal[len(exprs)] = -1
+            exprs.append(_hex(lit))
+            flags.append(_hs.HS_FLAG_SINGLEMATCH)
+        self._always_open: set[int] = set()
+        self._gate_dbs = []
+        for gi, (gate, lits) in enumerate(self.gates):
+            sniff = self._sniff_sources(gate)
+            try:  # a construct Hyperscan does not support (lookaround, backreference) opens the gate
+                self._hs_db(sniff, [_hs.HS_FLAG_MULTILINE | _hs.HS_FLAG_ALLOWEMPTY] * len(sniff))
+            except Exception:  # hyperscan.error
+                self._always_open.add(gi)
+                sniff = []
+            for src in sniff:
+                self._signal[len(exprs)] = gi
+                exprs.append(src)
+                flags.append(_hs.HS_FLAG_MULTILINE | _hs.HS_FLAG_SINGLEMATCH | _hs.HS_FLAG_ALLOWEMPTY)
+            self._gate_dbs.append(self._hs_db([_hex(lit) for lit in lits], [_hs.HS_FLAG_CASELESS] * len(lits)))
+        self._db = self._hs_db(exprs, flags)
+
+    # -- searching ---------------------------------------------------------------------------
     def hits(self, buf: bytes) -> list[int]:
         """Sorted offsets in ``buf``, each inside (or at the first byte of) a line to keep."""
         if self.backend == "hyperscan":
-            out: list[int] = []
-            add = out.append
-
-            def on_match(_id, _start, end, _flags, _ctx):
-                add(end - 1)
-
-            self._db.scan(buf, match_event_handler=on_match)
-            out.sort()
-            return out
+            return self._hyperscan_hits(buf)
         return self._python_hits(buf)
+
+    def _hyperscan_hits(self, buf: bytes) -> list[int]:
+        out: list[int] = []
+        add = out.append
+        n_plain = self._n_plain
+        signals: set[int] = set()
+        signal = self._signal
+
+        def on_match(i, _start, end, _flags, _ctx):
+            if i < n_plain:
+                add(end - 1)
+            else:
+                signals.add(signal[i])
+
+        self._db.scan(buf, match_event_handler=on_match)
+        if self.gates:
+            unsure = -1 in signals or not buf.isascii()
+            gated: list[tuple[int, int]] = []
+            for gi, db in enumerate(self._gate_dbs):
+                if not (unsure or gi in signals or gi in self._always_open):
+                    continue  # no line of this buffer can carry the engine's prefix
+
+                def on_gated(_i, _start, end, _flags, _ctx, gi=gi):
+                    gated.append((gi, end - 1))
+
+                db.scan(buf, match_event_handler=on_gated)
+            if gated:
+                out += self._open_gates(buf, gated)
+        out.sort()
+        return out
+
+    def _open_gates(self, buf: bytes, gated: list[tuple[int, int]]) -> list[int]:
+        """The gated hits whose decoded line holds one of the gate's prefix patterns (exact check)."""
+        out: list[int] = []
+        seen: dict[tuple[int, int], bool] = {}
+        for gi, h in gated:
+            ls = buf.rfind(b"\n", 0, h) + 1
+            ok = seen.get((gi, ls))
+            if ok is None:
+                le = buf.find(b"\n", h)
+                line = buf[ls:le if le >= 0 else len(buf)].decode("utf-8", "replace")
+                ok = seen[(gi, ls)] = any(rx.search(line) for rx in self.gates[gi][0].prefixes)
+            if ok:
+                out.append(h)
+        return out
 
     def _python_hits(self, buf: bytes) -> list[int]:
         out: list[int] = []
@@ -118,6 +240,20 @@ class Prefilter:
             while i >= 0:
                 out.append(i)
                 i = low.find(lit, i + len(lit))
+        if self.gates:
+            unsure = not buf.isascii() or any(b in buf for b in _UNSURE)
+            gated: list[tuple[int, int]] = []
+            for gi, (_, lits) in enumerate(self.gates):
+                sniff = self._sniffs[gi]
+                if not unsure and sniff is not None and not any(rx.search(buf) for rx in sniff):
+                    continue  # no line of this buffer can carry the engine's prefix
+                for lit in lits:
+                    i = low.find(lit)
+                    while i >= 0:
+                        gated.append((gi, i))
+                        i = low.find(lit, i + len(lit))
+            if gated:
+                out += self._open_gates(buf, gated)
         for lit in _CRI_PARTIAL + _DIRTY:
             i = buf.find(lit)
             while i >= 0:

@@ -20,7 +20,10 @@ from logscan.pipeline import scan_inputs
 from logscan.sources import reader
 from logscan.sources.prefilter import Gate, Prefilter, available_backends, make_prefilter, pack_keywords
 
-from .conftest import ROOT, real_logs
+from .conftest import FIXTURES, ROOT, SHARED, real_logs
+
+#: Every real log at hand: the bundled fixtures of each engine and, when present, the corpus.
+ALL_REAL = sorted(FIXTURES.glob("*/*.log")) + sorted((SHARED / "corpus").glob("*/*.log"))
 
 BACKENDS = available_backends()
 KERNEL = "(Worker_TP0 pid=7) INFO 01-07 13:43:10 [modelopt.py:916] Using flashinfer-cutlass for NVFP4 GEMM"
@@ -98,10 +101,10 @@ def test_gated_keywords_count_only_on_lines_with_their_engines_prefix(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("log", real_logs("vllm"), ids=lambda p: p.name)
+@pytest.mark.parametrize("log", ALL_REAL, ids=lambda p: p.name)
 def test_every_real_log_gives_the_same_report_with_and_without_the_prefilter(log, backend):
     ref = _report(log, "off")
-    assert ref["events"], "a bundled real log without one recognised line tests nothing"
+    assert ref["events"], "a real log without one recognised line tests nothing"
     assert _report(log, backend) == ref
 
 
@@ -113,6 +116,10 @@ def test_real_logs_buried_in_runtime_noise_keep_their_events_and_line_numbers(tm
     for log in real_logs("vllm")[:6]:
         parts += [next(noise) for _ in range(40)]
         parts.append(log.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
+    sglang = sorted((SHARED / "corpus" / "sglang").glob("*.log"))[:2]
+    for log in sglang:  # SGLang's prefixed-only topic rules must still see their lines in vLLM noise
+        parts += [next(noise) for _ in range(40)]
+        parts.append(log.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
     parts += FAILED + [next(noise) for _ in range(5)]
     p = tmp_path / "server.log"
     p.write_text("\n".join(parts) + "\n", encoding="utf-8")
@@ -120,7 +127,7 @@ def test_real_logs_buried_in_runtime_noise_keep_their_events_and_line_numbers(tm
     monkeypatch.setattr(reader, "CHUNK", chunk)
     got = _report(p, backend)
     assert got == ref
-    alone = sum(len(_report(log, "off")["events"]) for log in real_logs("vllm")[:6])
+    alone = sum(len(_report(log, "off")["events"]) for log in real_logs("vllm")[:6] + sglang)
     assert len(got["events"]) == alone + 1  # every real event, plus the Failed-to-find one
     text = p.read_text(encoding="utf-8").split("\n")
     for ev in got["events"]:
@@ -137,6 +144,9 @@ _PIECES = [
     b'INFO:     10.0.0.1:5342 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
     b"INFO 06-15 00:04:48 gptq_marlin.py:99] The model is convertible to gptq_marlin during runtime. Using gptq_marlin kernel.",
     b"\xe2\x96\x84\xe2\x96\x88 version 0.10.2",
+    b"[2026-04-12 12:53:32 TP7] You are running Marlin kernel with bf16 on GPUs before SM90.",
+    b"[2026-04-12 12:53:32 TP0] Decode batch. #running-req: 1, #token: 100, token usage: 0.01, gen throughput (token/s): 30.1",
+    b"[2026-04-12 12:53:32] Using KV cache dtype: fp8_e4m3, falling back to the slow path",
 ]
 
 
@@ -186,7 +196,7 @@ _line = _tricked_line() | st.binary(max_size=40)
 _log = st.lists(_line, max_size=25).map(lambda ls: b"\n".join(ls)) | st.binary(max_size=300)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
+@settings(max_examples=200, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=_log, chunk=st.integers(min_value=1, max_value=700), trailing=st.booleans())
 def test_hypothesis_logs_give_the_same_report_with_every_engine(tmp_path, monkeypatch, data, chunk, trailing):

@@ -132,6 +132,8 @@ class PackSet:
     root: Path
     packs: dict[str, Pack]
     findings: FindingsFile
+    #: objects derived from the packs once per process (e.g. the compiled byte prefilter)
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     def rule(self, rule_id: str) -> CompiledRule:
         for pack in self.packs.values():

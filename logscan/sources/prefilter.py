@@ -76,11 +76,15 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     """A ``Prefilter`` for the keywords of ``packs`` (a ``PackSet``), or None when ``backend``
     (or ``$LOGSCAN_PREFILTER``) is ``off``. Raises ``ValueError`` for an unknown or unavailable
     engine name."""
-    choice = (backend or os.environ.get(ENV, "auto")).strip().lower()
+    choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
     if choice == "off":
         return None
-    everywhere, gates = pack_keywords(packs)
-    return Prefilter(everywhere, choice, gates)
+    cache = getattr(packs, "derived", {})
+    key = ("prefilter", choice)
+    if key not in cache:  # compiling a Hyperscan database takes ~0.1 s: once per PackSet
+        everywhere, gates = pack_keywords(packs)
+        cache[key] = Prefilter(everywhere, choice, gates)
+    return cache[key]
 
 
 def minimal_literals(keywords: Iterable[str]) -> list[bytes]:

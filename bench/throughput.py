@@ -62,11 +62,15 @@ WORDS = (
 PROCESS_TAGS = ["(APIServer pid={pid}) ", ""]
 
 
+#: How chat prompts open (the rest of a prompt is words drawn from ``WORDS``).
+OPENERS = ("Write", "Explain", "How do I", "What is", "Can you", "Please", "Summarize", "Translate",
+           "Give me", "Tell me", "Why does", "Help me", "I want to", "Compare", "List")
+
+
 def _prompt(rng: random.Random) -> str:
     n = rng.randint(6, 60)
-    words = [rng.choice(WORDS) for _ in range(n)]
-    text = " ".join(words)
-    return text[:1].upper() + text[1:] + rng.choice(["?", ".", "!", ""])
+    words = [rng.choice(OPENERS)] + [rng.choice(WORDS) for _ in range(n)]
+    return " ".join(words) + rng.choice(["?", ".", "!", ""])
 
 
 def _stamp(rng: random.Random, t: int) -> str:

@@ -60,6 +60,9 @@ class Rule(_Strict):
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
     continuation: Optional[Continuation] = None
     ignore_case: bool = False
+    #: match the keywords case-sensitively (a case-sensitive pattern whose lower-case keyword
+    #: is common prose: ``Selected `` vs "the selected item"); default ASCII case-insensitive
+    case_sensitive_keywords: bool = False
     #: fire only on lines whose prefix is one of this pack's line formats (broad, generic rules)
     prefixed_only: bool = False
     examples: list[str] = Field(min_length=1)

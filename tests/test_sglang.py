@@ -245,3 +245,21 @@ def test_template_coverage_targets(args, target):
     last = out.stdout.strip().splitlines()[-1]
     hit, total = last.split("=")[1].split("/")
     assert int(hit) / int(total) >= target, out.stdout[-2000:]
+
+
+# -- KV cache: requested (server_args) versus in effect (the pool's torch dtype) ----------------
+@pytest.mark.parametrize("used,fallback", [("torch.float8_e4m3fn", False), ("torch.bfloat16", True)])
+def test_kv_cache_torch_dtype_is_compared_with_the_request(tmp_path, used, fallback):
+    text = ("[2025-06-01 10:00:00] server_args=ServerArgs(model_path='m', kv_cache_dtype='fp8_e4m3', tp_size=1)\n"
+            f"[2025-06-01 10:00:09 TP0] Using KV cache dtype: {used}\n")
+    (run,) = _scan_text(tmp_path, text).runs
+    assert ("KV_CACHE_DTYPE_FALLBACK" in {f.code for f in run.findings}) is fallback
+
+
+def test_fp4_kv_silently_falling_back_is_flagged(tmp_path):
+    text = ("[2025-10-01 10:00:00] server_args=ServerArgs(model_path='m', kv_cache_dtype='fp4_e2m1', tp_size=1)\n"
+            "[2025-10-01 10:00:09 TP0] --kv-cache-dtype falls back to 'auto' because this torch version does not "
+            "support torch.float4_e2m1fn_x2\n")
+    (run,) = _scan_text(tmp_path, text).runs
+    f = {f.code: f for f in run.findings}["KV_CACHE_DTYPE_FALLBACK"]
+    assert not f.inferred and "PyTorch 2.8.0+" in (f.remedy or "")

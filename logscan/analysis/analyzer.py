@@ -33,7 +33,12 @@ _LIST_ITEM = regex.compile(r"[\w.\-/]{1,80}")
 PLATFORMS = ("CUDA", "ROCM", "XPU", "CPU", "TPU")
 
 #: KV-cache dtype spellings that mean the same storage (vLLM ``CacheDType``: ``fp8`` is e4m3).
-_KV_SAME = {"fp8": "fp8_e4m3", "bf16": "bfloat16", "fp16": "float16", "half": "float16"}
+_KV_SAME = {"fp8": "fp8_e4m3", "bf16": "bfloat16", "fp16": "float16", "half": "float16",
+            # torch dtypes SGLang logs for the KV pool (mem_cache/kv_cache_dtype.py, 0.5.16 ->):
+            # fp8_e4m3 and mxfp8 are stored as float8_e4m3fn, nvfp4 / fp4_mx_block16 as float4_e2m1fn_x2
+            "float8_e4m3fn": "fp8_e4m3", "float8_e4m3fnuz": "fp8_e4m3", "mxfp8": "fp8_e4m3",
+            "float8_e5m2": "fp8_e5m2", "float8_e5m2fnuz": "fp8_e5m2",
+            "float4_e2m1fn_x2": "fp4", "nvfp4": "fp4", "fp4_mx_block16": "fp4", "fp4_e2m1": "fp4"}
 
 
 def kv_norm(dtype: str) -> str:

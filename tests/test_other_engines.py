@@ -99,3 +99,10 @@ def test_llamacpp_fp4_gguf_path_is_inferred_from_device_and_archs(tmp_path, devi
 def test_llamacpp_without_a_device_line_infers_nothing(tmp_path):
     run = _scan(tmp_path, FP4_GGUF.replace("  Device 0: NVIDIA B200, compute capability 10.0, VMM: yes\n", "")).runs[0]
     assert run.selections == []
+
+
+def test_llamacpp_force_cublas_build_takes_the_cublas_dequant_path(tmp_path):
+    text = "ggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: yes\n" + FP4_GGUF
+    run = _scan(tmp_path, text).runs[0]
+    sel = next(s for s in run.selections if s.family == "matmul (FP4 GGUF)")
+    assert (sel.kernel, sel.cost_class.value) == ("cuBLAS dequant (F16 GEMM)", "emulated")

@@ -393,6 +393,7 @@ class Analyzer:
         machine, origin = self._machine(run)
         if machine is None:
             return []
+        machine.env.update(run.config.extra)  # switches the log states (e.g. GGML_CUDA_FORCE_CUBLAS)
         ac = pack.meta.arch_check
         if ac is not None and ac.build_flags:
             compiled = parse_compiled(self._fact(run, ac.compiled_fact) or "", ac.compiled_scale)

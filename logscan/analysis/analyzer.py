@@ -534,7 +534,7 @@ class Analyzer:
                 if placement is not None:
                     k = pack.ladders[placement.position.ladder_version].kernel.get(placement.position.kernel_class)
                     if (k is not None and k.activation_scaling == "per-tensor"
-                            and (run.config.quantization or "").lower() in ("fp8", "ptpc_fp8", "fbgemm_fp8")):
+                            and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
                         add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True)
             if r.finding:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,

@@ -111,6 +111,9 @@ class PackMeta(_Strict):
     #: releases whose sources the pack was written from, oldest first: the candidates of
     #: version inference when the log prints no version (empty: the analyser's vLLM list)
     releases: list[str] = Field(default_factory=list)
+    #: quantization methods whose linear layers ask for dynamic per-token FP8 activation scales
+    #: when the GPU allows it: a per-tensor rung under them is FP8_PER_TENSOR_FALLBACK
+    per_token_fp8_methods: list[str] = Field(default_factory=list)
     #: order in which packs try a line that carries no engine prefix and follows no prefixed
     #: line (lower first): a pack of broad rules yields to one of exact messages
     unprefixed_priority: int = 0

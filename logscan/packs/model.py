@@ -67,6 +67,10 @@ class Rule(_Strict):
     prefixed_only: bool = False
     examples: list[str] = Field(min_length=1)
     counter_examples: list[str] = Field(default_factory=list)
+    #: whole lines as the engine prints them (an era's prefix, ANSI colour codes, a multi-line
+    #: message continued after ``\r\n``): read through the real reader, prefix parser and
+    #: matcher, each must yield an event of this rule
+    line_examples: list[str] = Field(default_factory=list)
 
     @field_validator("id")
     @classmethod

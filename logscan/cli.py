@@ -398,6 +398,14 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
     from .analysis.gates import Machine
     from .analysis.gpus import package_name, resolve_gpu
 
+    from packaging.version import InvalidVersion, Version
+
+    for value, hint in ((cuda, "--cuda"), (torch, "--torch")):
+        if value is not None:
+            try:
+                Version(value)
+            except InvalidVersion:
+                raise click.BadParameter(f"{value!r} is not a version like 12.8", param_hint=hint) from None
     m = Machine(platform=platform.upper(), cuda=cuda, torch=torch)
     if gpu:
         g = resolve_gpu(gpu)

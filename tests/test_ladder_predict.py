@@ -207,3 +207,10 @@ def test_walk_uses_matrix_kept_ladders_and_engine_version(packs):
     assert (w.ladder_version, w.predicted) == ("0.21.0", None)
     with pytest.raises(Exception):
         walk(packs, "vllm", "NVFP4", Machine(cc=90), "0.14.1")  # no NVFP4 linear selection recorded in 0.14.1
+
+
+@pytest.mark.parametrize("args", [["--cuda", "twelve"], ["--torch", "x.y"], ["--env", "NOEQUALS"],
+                                  ["--engine-version", "latest"]])
+def test_cli_ladder_bad_description_is_a_usage_error(args):
+    r = CliRunner().invoke(cli, ["ladder", "vllm", "NVFP4", "--gpu", "H100", *args])
+    assert r.exit_code == 2 and "Traceback" not in r.output

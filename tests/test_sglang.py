@@ -275,3 +275,15 @@ def test_ladder_release_follows_the_rank_order_era(tmp_path):
     (sel,) = run.selections
     assert (sel.ladder.rung, sel.ladder.rungs, sel.cost_class.value) == (5, 5, "portable")
     assert run.config.gpu == "NVIDIA_H100_80GB_HBM3"
+
+
+def test_torch_without_the_gpus_arch_names_the_capability(tmp_path):
+    text = ("[2026-02-01 10:00:00] server_args=ServerArgs(model_path='m', quantization='modelopt_fp4', tp_size=1)\n"
+            "/usr/lib/python3/dist-packages/torch/cuda/__init__.py:235: UserWarning: \n"
+            "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch "
+            "installation.\n")
+    (run,) = _scan_text(tmp_path, text).runs
+    assert run.engine.name == "sglang" and run.config.compute_capability == "sm_120"
+    f = {f.code: f for f in run.findings}["UNSUPPORTED_ON_ARCH"]
+    assert "sm_120" in f.remedy
+    assert run.selections == []  # the start failed: no kernel is inferred for it

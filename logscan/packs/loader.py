@@ -56,6 +56,8 @@ def _read_toml(path: Path) -> dict:
         raise PackError(path, f"cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise PackError(path, f"invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise PackError(path, f"not UTF-8 text (byte {exc.start}): a pack file must be UTF-8 TOML") from None
 
 
 def _validate(model, data: dict, path: Path):

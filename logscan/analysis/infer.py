@@ -226,6 +226,7 @@ def infer_selections(packs: PackSet, pack: Pack, config: RunConfig, version: Opt
     gpu = resolve_gpu(config, gpu_hint, data)
     if gpu is None:
         return []
+    cuda = cuda or config.extra.get("torch_cuda")  # --cuda, else what the log says torch was built with
     try:
         ver = Version(version) if version else None
     except Exception:  # noqa: BLE001 - an unparsable version means "newest rules"

@@ -12,6 +12,7 @@ copytruncate, and stops ``logscan follow`` (SIGTERM) and starts it again with th
 from __future__ import annotations
 
 import collections
+import contextlib
 import fcntl
 import gzip
 import json
@@ -113,6 +114,17 @@ class _Rotator:
         self.log, self.lock = log, lock
         self.n = 0
 
+    @contextlib.contextmanager
+    def locked(self):
+        """Hold the writer's lock: the writer waits."""
+        fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
     def rotate(self, kind: str) -> None:
         self.n += 1
         rotated = self.log.with_name(f"{self.log.name}.20261129-0000{self.n:02d}")
@@ -160,21 +172,32 @@ def test_follow_rotations_restart_exactly_once_and_metrics(tmp_path):
     log, lock, state = logdir / "0.log", tmp_path / "writer.lock", tmp_path / "state.json"
     pattern = str(tmp_path / "var/log/pods/*/*/*.log")
 
+    progress = tmp_path / "progress"
     first = _Follow(tmp_path, 1, pattern, state)  # started before the file exists: found by the glob
     writer = subprocess.Popen([sys.executable, "-m", "tests.helpers.log_writer", str(src), str(log), str(lock),
-                               "--rate", "80", "--split", "120"], cwd=ROOT)
+                               "--rate", "100", "--split", "120", "--progress", str(progress)], cwd=ROOT)
+
+    def written() -> int:
+        try:
+            return int(progress.read_text() or 0)
+        except (OSError, ValueError):
+            return 0
+
     rot = _Rotator(log, lock)
     outputs = []
     second = None
     try:
         kinds = ["rename", "copytruncate"] * 4
+        step = len(lines) // (len(kinds) + 1)
         for i, kind in enumerate(kinds):
-            time.sleep(0.3)
+            # rotations at fixed points of the log, however slow the machine
+            assert _wait(lambda: written() >= (i + 1) * step, 20), f"writer stalled at {written()} lines"
             rot.rotate(kind)
             if i == 2:
                 outputs.append(first.stop())  # down across the next two rotations and a gzip
             if i == 4:
-                second = _Follow(tmp_path, 2, pattern, state)
+                with rot.locked():  # the writer waits while logscan starts again
+                    second = _Follow(tmp_path, 2, pattern, state)
         assert writer.wait(timeout=HARD_TIMEOUT) == 0
         assert second is not None
         total = sum(len(cri_records(line, 120)) for line in lines)

@@ -225,3 +225,51 @@ def test_only_rotated_names_count_as_siblings(tmp_path):
     assert [os.path.basename(s) for s in t2.siblings()] == ["engine.log-20261129"]
     t2.resume(pos)
     assert first + _poll(t2) == LINES[:10]
+
+
+def test_a_queued_rotated_file_gzipped_before_its_turn_is_still_read(tmp_path):
+    log = tmp_path / "0.log"
+    _append(log, LINES[:6])
+    t = FileTail(str(log))
+    first = _poll(t)
+    pos = t.position()
+    t.close()
+    os.rename(log, tmp_path / "0.log.20261129-000001")
+    _append(log, LINES[6:9])
+    r2 = tmp_path / "0.log.20261129-000002"
+    os.rename(log, r2)
+    _append(log, LINES[9:11])
+    t2 = FileTail(str(log))
+    t2.resume(pos)  # queues both rotated files
+    with open(r2, "rb") as src, gzip.open(str(r2) + ".gz", "wb") as dst:  # kubelet compresses one now
+        shutil.copyfileobj(src, dst)
+    r2.unlink()
+    assert first + _poll(t2) == LINES[:11]
+    assert t2.gaps == 0
+
+
+def test_rotations_faster_than_polls_are_read_in_order(tmp_path):
+    log = tmp_path / "0.log"
+    _append(log, LINES[:4])
+    t = FileTail(str(log))
+    got = _poll(t)
+    os.rename(log, tmp_path / "0.log.20261129-000001")  # two renames between two polls
+    _append(log, LINES[4:7])
+    os.rename(log, tmp_path / "0.log.20261129-000002")
+    _append(log, LINES[7:9])
+    shutil.copyfile(log, tmp_path / "0.log.20261129-000003")  # and a copytruncate of a file never opened
+    os.truncate(log, 0)
+    _append(log, LINES[9:12])
+    got += _poll(t) + _poll(t)
+    assert got == LINES[:12]
+
+
+def test_a_fresh_start_reads_the_rotated_pieces_first(tmp_path):
+    log = tmp_path / "0.log"
+    _append(tmp_path / "0.log.20261129-000001", LINES[:3])  # start-up lines rotated away already
+    with gzip.open(tmp_path / "0.log.20261129-000000.gz", "wt") as fh:
+        fh.write("".join(ln + "\n" for ln in LINES[10:12]))
+    _append(log, LINES[3:5])
+    t = FileTail(str(log))
+    t.read_rotated_first()
+    assert _poll(t) == LINES[10:12] + LINES[:5]

@@ -193,6 +193,8 @@ class Follower:
         tail = FileTail(key)
         s = Stream(key, tail, self.packs, self._labels(key))
         saved = self._state.pop(key, None)
+        if not saved:
+            tail.read_rotated_first()
         if saved:
             try:
                 pos = Position.from_json(saved["position"]) if saved.get("position") else None
@@ -205,6 +207,7 @@ class Follower:
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 self._note(f"state of {key} ignored ({exc}); reading it from the start")
                 tail = FileTail(key)
+                tail.read_rotated_first()
                 s = Stream(key, tail, self.packs, self._labels(key))
         self.streams[key] = s
 

@@ -31,6 +31,11 @@ So this module is a small polling tailer (works on every file system, including 
   end, then the truncated file is read from 0. Lines written between the copy and the
   truncation are in neither file: that is copytruncate's own gap (logrotate(8) says so);
   when no copy is found it is counted in ``gaps``.
+- **several rotations between two polls**: before the live file is opened afresh, every
+  rotated file newer than the last one read is read, in rotation order (a copytruncate of a
+  file that was never opened leaves its content only in such a copy).
+- **first start** (``read_rotated_first``): the rotated pieces already there are read before
+  the live file, so start-up lines rotated away before logscan came are not missed.
 - **restart** (``resume``): from a saved ``Position`` (device, inode, fingerprint, offset) the
   same file is found again under its live name, under a rotated name (same inode), or
   gzipped (same fingerprint once decompressed); it is read from the offset, then every
@@ -140,7 +145,10 @@ class FileTail:
         self._skipping = False
         self._grew = False
         self._fp_reader: Optional[Callable[[int], bytes]] = None
-        self._queue: deque[tuple[str, int]] = deque()  # finished files to read first: (path, offset)
+        #: finished files to read first: (path, offset, head); the head (first FP_LEN bytes)
+        #: finds the file again if it is gzipped or renamed before its turn
+        self._queue: deque[tuple[str, int, bytes]] = deque()
+        self._last_head = b""  # head of the last rotated file read: newer ones are read next
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
         self.dropped = 0
@@ -209,8 +217,7 @@ class FileTail:
                     match = i
                     break
         if match is not None:
-            self._queue.append((sibs[match], pos.offset))
-            self._queue.extend((s, 0) for s in sibs[match + 1:])
+            self._queue_after(sibs, match, pos.offset)
             self.rotations["rename" if st is None or (st.st_dev, st.st_ino) != (pos.dev, pos.ino)
                            else "copytruncate"] += 1
         elif pos.offset:
@@ -336,46 +343,104 @@ class FileTail:
         finally:
             fh.close()
             if not done and self._queue and self._queue[0][0] == path:
-                self._queue[0] = (path, self.offset)  # stopped half-way: resume there
+                self._queue[0] = (path, self.offset, self._queue[0][2])  # stopped half-way: resume there
             self.dev, self.ino, self.fp, self.offset, self._skipping, self._fp_reader = saved
 
-    def _find_copy(self, fp: bytes, offset: int) -> Optional[str]:
-        best = None
-        for s in self.siblings():
-            try:
-                st = os.stat(s)
-            except OSError:
-                continue
-            if (st.st_dev, st.st_ino) == (self.dev, self.ino):
-                continue
-            if _head(s, len(fp)) == fp and (best is None or st.st_mtime >= best[0]):
-                best = (st.st_mtime, s)
-        return best[1] if best else None
+    def _queue_after(self, sibs: list[str], index: int, offset: int) -> None:
+        """Queue ``sibs[index]`` from ``offset`` and every newer rotated file from 0."""
+        self._queue.extend((sib, offset if i == index else 0, _head(sib, FP_LEN) or b"")
+                           for i, sib in enumerate(sibs) if i >= index)
 
-    def poll(self) -> Iterator[tuple[bytes, bool]]:
-        """Yield every complete line written since the last poll, across rotations."""
+    def _index_of(self, sibs: list[str], fp: bytes, same_inode: bool) -> Optional[int]:
+        """Index of the sibling holding the content that starts with ``fp`` (newest first);
+        ``same_inode``: the file of the open descriptor, found by its inode first."""
+        if same_inode:
+            for i, sib in enumerate(sibs):
+                try:
+                    st = os.stat(sib)
+                except OSError:
+                    continue
+                if (st.st_dev, st.st_ino) == (self.dev, self.ino):
+                    return i
+        if not fp:
+            return None
+        for i in range(len(sibs) - 1, -1, -1):
+            if not same_inode:
+                try:
+                    st = os.stat(sibs[i])
+                except OSError:
+                    continue
+                if (st.st_dev, st.st_ino) == (self.dev, self.ino):
+                    continue  # the truncated file itself
+            if _head(sibs[i], len(fp)) == fp:
+                return i
+        return None
+
+    def _drain_queue(self) -> Iterator[tuple[bytes, bool]]:
         while self._queue:
-            path, offset = self._queue[0]
+            path, offset, head = self._queue[0]
+            if head and _head(path, len(head)) != head:  # gzipped or renamed since it was queued
+                path = next((s for s in self.siblings() if _head(s, len(head)) == head), path)
+                self._queue[0] = (path, offset, head)
             yield from self._read_finished(path, offset)
             self._queue.popleft()
+            self._last_head = head
+
+    def _rotated_since(self) -> bool:
+        """Queue the rotated files newer than the last one read (they appeared meanwhile,
+        e.g. a copytruncate of the live file before it was opened); True when any."""
+        if not self._last_head:
+            return False
+        sibs = self.siblings()
+        index = next((i for i in range(len(sibs) - 1, -1, -1)
+                      if _head(sibs[i], len(self._last_head)) == self._last_head), None)
+        if index is None or index + 1 >= len(sibs):
+            return False
+        self._queue_after(sibs, index + 1, 0)
+        return True
+
+    def _open_after_rotated(self) -> Iterator[tuple[bytes, bool]]:
+        """Read what was rotated since the last rotated file read, then open the live file at 0."""
+        for _ in range(64):  # each round reads files; rotations faster than that are not followed
+            if not self._rotated_since():
+                break
+            yield from self._drain_queue()
+        self._open_live(0)
+
+    def read_rotated_first(self) -> None:
+        """Start with the rotated files already there (oldest first), then the live file:
+        a log whose start-up lines were rotated away before logscan came is still read whole."""
+        sibs = self.siblings()
+        if sibs:
+            self._queue_after(sibs, 0, 0)
+
+    def poll(self) -> Iterator[tuple[bytes, bool]]:
+        """Yield every complete line written since the last poll, across rotations.
+
+        Rotated files that appeared after the one being read (several rotations between two
+        polls, or a copytruncate of a file not opened yet) are read in rotation order
+        before the live file.
+        """
+        yield from self._drain_queue()
         if self.fd is None:
-            if not self._open_live(0):
+            yield from self._open_after_rotated()
+            if self.fd is None:
                 return
-        assert self.fd is not None
         # copytruncate: checked before reading, so new content is never read at the old offset
         fst = os.fstat(self.fd)
         if self.offset and (fst.st_size < self.offset or
                             (self.fp and os.pread(self.fd, len(self.fp), 0) != self.fp)):
-            copy = self._find_copy(self.fp, self.offset)
             self.rotations["copytruncate"] += 1
-            if copy is not None:
-                yield from self._read_finished(copy, self.offset)
+            sibs = self.siblings()
+            index = self._index_of(sibs, self.fp, same_inode=False)
+            if index is not None:
+                self._queue_after(sibs, index, self.offset)
             else:
                 self.gaps += 1
-                self.notes.append(f"{self.path}: truncated (copytruncate?) and no copy "
-                                  f"'{Path(self.path).name}.*' starts like it: lines after byte "
-                                  f"{self.offset} of the old content are lost")
+                self.notes.append(f"{self.path}: truncated (copytruncate?) and no rotated copy "
+                                  f"starts like it: lines after byte {self.offset} of the old content are lost")
             self.offset, self.fp, self._skipping = 0, b"", False
+            yield from self._drain_queue()
         yield from self._read_fd()
         try:
             st = os.stat(self.path)
@@ -391,9 +456,16 @@ class FileTail:
             size = os.fstat(self.fd).st_size
             if size > self.offset:  # an unterminated last line of the rotated file
                 yield from self._split(os.pread(self.fd, size - self.offset, self.offset), final=True)
+        sibs = self.siblings()
+        index = self._index_of(sibs, self.fp, same_inode=True)
+        if index is not None and index + 1 < len(sibs):
+            self._queue_after(sibs, index + 1, 0)  # rotated after ours, before the live file
+        self._last_head = self.fp
         self.close()
         self.rotations["rename"] += 1
-        if self._open_live(0):
+        yield from self._drain_queue()
+        yield from self._open_after_rotated()
+        if self.fd is not None:
             yield from self._read_fd()
 
 

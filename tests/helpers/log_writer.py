@@ -6,7 +6,7 @@ takes the same lock, so a rotation never lands in the middle of a line), reopeni
 (``O_APPEND|O_CREAT``) when its path names another inode (rename rotation). Lines longer
 than ``--split`` characters are written as ``P`` partial records followed by an ``F`` one.
 
-    python -m tests.helpers.log_writer SOURCE LOG LOCK --rate 300 --split 120
+    python -m tests.helpers.log_writer SOURCE LOG LOCK --rate 300 --split 120 --progress FILE
 """
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def main() -> None:
     ap.add_argument("lock")
     ap.add_argument("--rate", type=float, default=300.0, help="lines per second")
     ap.add_argument("--split", type=int, default=120)
+    ap.add_argument("--progress", default=None, help="file that holds the number of lines written so far")
     a = ap.parse_args()
+    progress = os.open(a.progress, os.O_WRONLY | os.O_CREAT, 0o644) if a.progress else -1
     with open(a.source, encoding="utf-8") as fh:
         lines = fh.read().split("\n")
     lock = os.open(a.lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -54,6 +56,8 @@ def main() -> None:
             now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
             data = "".join(f"{now} stdout {r}\n" for r in cri_records(line, a.split))
             os.write(fd, data.encode("utf-8"))
+            if progress >= 0:
+                os.pwrite(progress, f"{i + 1:>10}\n".encode(), 0)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     if fd >= 0:

@@ -141,6 +141,37 @@ def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
     return [k for k in low if not any(o != k and o in k for o in low)]
 
 
+def _head(pattern: str) -> str:
+    """``pattern`` up to the end of its first top-level group (with its quantifier), or whole.
+
+    Unchanged when the pattern has a top-level ``|`` (a head would not be necessary then).
+    """
+    depth, i, end, in_class = 0, 0, None, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]":
+                i += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0 and end is None:
+                j = i + 1
+                m = re.match(r"(?:[?*+]|\{\d*,?\d*\})\??", pattern[j:])
+                end = j + (m.end() if m else 0)
+        elif c == "|" and depth == 0:
+            return pattern
+        i += 1
+    return pattern[:end] if end is not None else pattern
+
+
 def _hex(lit: bytes) -> bytes:
     return b"".join(b"\\x%02x" % c for c in lit)
 
@@ -189,8 +220,15 @@ class Prefilter:
     # -- compiling ---------------------------------------------------------------------------
     @staticmethod
     def _sniff_sources(gate: Gate) -> list[bytes]:
-        """The gate's prefix patterns as bytes, named groups made plain (Hyperscan has none)."""
-        return [re.sub(r"\(\?P<\w+>", "(?:", rx.pattern).encode("utf-8") for rx in gate.prefixes]
+        """The gate's prefix patterns as bytes, cut after their first top-level group (a
+        necessary condition: wherever the whole pattern matches, its head does) and named
+        groups made plain (Hyperscan has none). Deduplicated: the heads are often the same."""
+        out: list[bytes] = []
+        for rx in gate.prefixes:
+            src = re.sub(r"\(\?P<\w+>", "(?:", _head(rx.pattern)).encode("utf-8")
+            if src not in out:
+                out.append(src)
+        return out
 
     def _bytes_sniff(self, gate: Gate):
         import regex

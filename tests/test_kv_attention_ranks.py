@@ -183,6 +183,7 @@ def test_fp8_per_tensor_fallback_is_inferred_from_the_rung():
     run, _ = scan(cfg, PFX + "Selected PerTensorTorchFP8ScaledMMLinearKernel for Fp8LinearMethod")
     f = [f for f in run.findings if f.code == "FP8_PER_TENSOR_FALLBACK"]
     assert f and f[0].inferred and f[0].kernel == "PerTensorTorchFP8ScaledMMLinearKernel"
+    assert "asks for dynamic per-token FP8 activation scales" in f[0].reasons[0]
     run, _ = scan(cfg, PFX + "Selected ChannelWiseTorchFP8ScaledMMLinearKernel for Fp8LinearMethod")
     assert "FP8_PER_TENSOR_FALLBACK" not in codes(run)
 
@@ -193,6 +194,8 @@ def test_mxfp8_emulation_dequantizes_at_load_from_0_26():
     assert (s.cost_class.value, s.ladder.ladder_version) == ("dequant_at_load", "0.26.0")
     f = [f for f in run.findings if f.code == "DEQUANT_AT_LOAD"]
     assert f and f[0].inferred
+    assert f[0].reasons[0].startswith("inferred: EmulationMxfp8LinearKernel is rung")
+    assert any("VLLM_MXFP8_EMULATION_DEQUANT_AT_LOAD (default True)" in r for r in f[0].reasons)
     run, _ = scan(PFX + "Using EmulationMxfp8LinearKernel for MXFP8 GEMM", version="0.22.1")
     assert run.selections[0].cost_class.value == "emulated"
     assert codes(run) == {"EMULATION"}

@@ -223,6 +223,8 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
             kk["activation_scaling"] = scaling
         if info.get("log_name") and info["log_name"] != k:
             kk["aliases"] = [info["log_name"]]
+        if info.get("env"):
+            kk["env"] = {str(n): str(v) for n, v in sorted(info["env"].items())}
         out_kernels[k] = kk
     # LoRA-only selectors after their default sibling: a role hint matching both reads the default
     out_regs.sort(key=lambda r: "LoRA" in r.get("role", ""))

@@ -527,15 +527,20 @@ class Analyzer:
                 sels[key].printers.add(ev.rank or "main")
                 if len(sels[key].events) < 8:
                     sels[key].events.append(ev)
+                lk = (pack.ladders[placement.position.ladder_version].kernel.get(placement.position.kernel_class)
+                      if placement is not None else None)
                 if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
                     code = codes.cost_class_finding[cost.value]
                     add_finding(code, ev, r.id, kernel=kernel, inferred=True,
-                                title=f"{codes.code[code].title}: {kernel} ({family})")
-                if placement is not None:
-                    k = pack.ladders[placement.position.ladder_version].kernel.get(placement.position.kernel_class)
-                    if (k is not None and k.activation_scaling == "per-tensor"
-                            and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
-                        add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True)
+                                title=f"{codes.code[code].title}: {kernel} ({family})",
+                                reasons=self._why_cost(placement, lk, cost, reasoning))
+                if (lk is not None and lk.activation_scaling == "per-tensor"
+                        and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
+                    add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, reasons=[
+                        f"quantization={run.config.quantization} asks for dynamic per-token FP8 activation "
+                        f"scales where the GPU allows it; {placement.position.kernel_class} applies one scale "
+                        f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
+                        f"{placement.position.registry}, vLLM {placement.position.ladder_version})"])
             if r.finding:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
                             remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
@@ -572,6 +577,21 @@ class Analyzer:
         return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                    engine=info, config=run.config, selections=selections, findings=fl,
                    worst_cost_class=worst, attention=attention, kv_cache=kv)
+
+    @staticmethod
+    def _why_cost(placement, lk, cost: CostClass, reasoning: Optional[str]) -> list[str]:
+        """The reasoning behind an inferred cost-class finding: the rung and the env that decides it."""
+        if placement is None:
+            return [reasoning] if reasoning else []
+        p = placement.position
+        out = [f"inferred: {p.kernel_class} is rung {p.rung}/{p.rungs} of {p.registry} ({p.platform}, "
+               f"vLLM {p.ladder_version}), whose cost class for this scheme is {cost.value}"]
+        cls = p.kernel_class.lower()
+        for name, default in sorted((lk.env if lk is not None else {}).items()):
+            # only a variable named after this kernel (VLLM_MXFP8_EMULATION_... for EmulationMxfp8...)
+            if sum(1 for w in name.lower().split("_") if len(w) >= 3 and w not in ("vllm", "use") and w in cls) >= 2:
+                out.append(f"{name} (default {default}) is read by this kernel's module and decides it")
+        return out
 
     # -- ranks, attention, KV cache -------------------------------------------------------
     @staticmethod

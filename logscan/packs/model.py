@@ -303,6 +303,9 @@ class LadderKernel(_Strict):
     gates: list[GateTerm] = Field(default_factory=list)
     activation_scaling: Optional[Literal["per-tensor", "per-token", "block", "none"]] = None
     aliases: list[str] = Field(default_factory=list)  #: other names the log prints for it
+    #: ``VLLM_*`` variables the kernel's module reads, with their defaults (reference ``env``):
+    #: they can change what the rung costs (e.g. VLLM_MXFP8_EMULATION_DEQUANT_AT_LOAD=True)
+    env: dict[str, str] = Field(default_factory=dict)
 
 
 class Registry(_Strict):

@@ -111,3 +111,12 @@ def test_same_marlin_backend_differs_by_scheme():
                      "Using 'MARLIN' NvFp4 MoE backend out of potential backends: ['MARLIN'].")
     by_family = {s.family: s.cost_class.value for s in run.selections}
     assert by_family == {"MoE (Mxfp4)": "native", "MoE (NvFp4)": "weight_only"}
+
+
+def test_release_between_shipped_ladders_uses_the_next_one_when_the_older_lacks_the_registry():
+    """vLLM 0.10.1 logs the gpt-oss if-chain, which 0.9.2 (the older shipped ladder) lacks."""
+    run = scan_lines("0.10.1.1", "Using Marlin backend")
+    s = run.selections[0]
+    assert run.engine.ladder_version == "0.9.2"
+    assert (s.ladder.ladder_version, s.ladder.registry) == ("0.10.2", "ifchain:mxfp4:get_mxfp4_backend")
+    assert s.reasoning.startswith("placed on the next shipped ladder, vLLM 0.10.2")

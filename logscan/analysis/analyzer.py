@@ -484,6 +484,8 @@ class Analyzer:
                 remedy=remedy, inferred=inferred,
             )
 
+        logged_v = parse_version(info.version) if info.version_source == "logged" else None
+        between_ladders = bool(logged_v and info.ladder_version and Version(info.ladder_version) < logged_v)
         for ev in run.events:
             cr, _ = self.rules[ev.rule]
             r = cr.rule
@@ -496,9 +498,18 @@ class Analyzer:
                 family = fill(r.family, g)
                 hint = fill(r.registry, g) if r.registry else None
                 placement = idx.place(info.ladder_version, kernel, hint, run.platform) if idx else None
+                nearer = None
+                if (placement is None and idx is not None and info.ladder_version and between_ladders):
+                    # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
+                    # already hold the next ladder's registry: the next shipped release is nearest
+                    nearer = idx.next_release(info.ladder_version)
+                    placement = idx.place(nearer, kernel, hint, run.platform) if nearer else None
                 cost: Optional[CostClass] = CostClass(r.cost_class) if r.cost_class else None
                 reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
                              if r.cost_class and placement is None else None)
+                if placement is not None and nearer:
+                    reasoning = (f"placed on the next shipped ladder, vLLM {nearer}: the {info.ladder_version} "
+                                 f"registries do not hold {kernel}")
                 if cost is None and placement is not None:
                     cost = placement.cost_class
                 if cost is None:

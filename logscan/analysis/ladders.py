@@ -101,6 +101,11 @@ class LadderIndex:
                 best = rel
         return best
 
+    def next_release(self, release: str) -> Optional[str]:
+        """The shipped ladder release right after ``release`` (None for the newest)."""
+        later = [r for r in self.releases if Version(r) > Version(release)]
+        return later[0] if later else None
+
     @staticmethod
     def _find(rungs: list[str], reg: Registry, ladder: LadderFile, name: str) -> Optional[int]:
         n = norm(name)

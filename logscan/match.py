@@ -76,6 +76,7 @@ class Matcher:
         self._borrows = {p.engine: p.meta.pack.borrow_rules for p in packs.packs.values()}
         #: engine -> its ``[[opaque]]`` alternation: messages quoting user content that its rules never see
         self._opaque = {p.engine: p.opaque for p in packs.packs.values() if p.opaque is not None}
+        self._noise = {p.engine: p.noise for p in packs.packs.values() if p.noise is not None}
         # Keywords: ASCII case folding only (or case-sensitive for a rule that asks), as the
         # reader's byte prefilter, so a line it skips can never be one this matcher would take.
         # One index of every distinct keyword (Hyperscan when available: ~1 us a line).
@@ -127,6 +128,8 @@ class Matcher:
         """
         hits = []
         opaque = {e for e, rx in self._opaque.items() if rx.match(message)} if self._opaque else ()
+        if (owner or self._context) in opaque:
+            return  # the line's engine says this shape quotes user text: no pack may read it
         for i in rule_ids:
             cr = self.rules[i]
             eng = self._engine_of[i]
@@ -199,6 +202,9 @@ class Matcher:
                 self._pending = None
         msg = rec.message
         owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
+        own_noise = self._noise.get(owner) if owner is not None else None
+        if own_noise is not None and msg and own_noise.match(msg):
+            return  # a shape its own engine marks as carrying no engine fact (per-step statistics)
         rule_ids = self._keyword_rules(msg) if msg else []
         if not rule_ids:
             return

@@ -301,3 +301,18 @@ def test_check_env_block_gives_gpu_cuda_and_release(tmp_path, cu, kernel):
     else:
         (sel,) = sels
         assert sel.kernel == kernel and not sel.observed and "assumed" not in sel.reasoning
+
+
+def test_scheduler_stats_are_noise_not_events():
+    """Per-step 'Prefill/Decode batch' lines would feed the topic rules; the pack's [[noise]] skips them."""
+    packs = default_packs()
+    pack = packs.packs["sglang"]
+    parser = PrefixParser(packs)
+    topic = [cr for cr in pack.rules if cr.rule.id.startswith("sglang.topic.")]
+    for shape in pack.meta.noise:
+        for example in shape.examples:
+            rec = parser.parse("t", 1, example)
+            assert rec.prefix_format and rec.prefix_format.startswith("sglang")
+            assert any(cr.regex.search(rec.message) for cr in topic), "the noise entry would not matter"
+            from logscan.match import Matcher
+            assert list(Matcher(packs).feed(rec)) == []

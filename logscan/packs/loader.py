@@ -125,6 +125,8 @@ class Pack:
     infer: Optional[InferFile] = None  #: ``infer.toml``: predicates and auto ladders, when the pack has one
     #: one alternation of the pack's ``[[opaque]]`` patterns (user-content lines), or None
     opaque: Optional[regex.Pattern] = None
+    #: one alternation of the pack's ``[[noise]]`` patterns (per-step statistics), or None
+    noise: Optional[regex.Pattern] = None
 
 
 @dataclass
@@ -182,6 +184,8 @@ def _load_pack(folder: Path) -> Pack:
         ladders=ladders, infer=infer,
         opaque=(_compile("|".join(f"(?:{o.pattern})" for o in meta.opaque), meta_path, None)
                 if meta.opaque else None),
+        noise=(_compile("|".join(f"(?:{o.pattern})" for o in meta.noise), meta_path, None)
+               if meta.noise else None),
     )
 
 

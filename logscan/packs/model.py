@@ -197,6 +197,19 @@ class OpaqueLine(_Strict):
     examples: list[str] = Field(min_length=1)
 
 
+class NoiseLine(_Strict):
+    """A high-volume message shape of the engine's own that states no engine fact (per-step
+    scheduler statistics): skipped before keyword matching, so its words ("prefill",
+    "decode", "token usage") never reach the broad rules and a long run stays cheap.
+    ``pattern`` is anchored at the message start; only lines with the pack's own prefix.
+    """
+
+    id: str
+    pattern: str
+    why: str = ""
+    examples: list[str] = Field(min_length=1)
+
+
 class Uncovered(_Strict):
     """A reference log template the pack deliberately does not recognise, and why.
 
@@ -243,6 +256,7 @@ class PackFile(_Strict):
     prefix: list[PrefixFormat] = Field(default_factory=list)
     #: message shapes quoting user content (request logs): no rule of the pack sees them
     opaque: list[OpaqueLine] = Field(default_factory=list)
+    noise: list[NoiseLine] = Field(default_factory=list)
     #: reference templates left unrecognised on purpose, each with its reason
     uncovered: list[Uncovered] = Field(default_factory=list)
 

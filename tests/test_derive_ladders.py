@@ -74,6 +74,8 @@ def tree(tmp_path):
             if current_platform.is_cpu():
                 return [Fp8MoeBackend.CPU]
             return _AVAILABLE_BACKENDS
+        def make_kernel(backend):
+            UNSUPPORTED_BACKENDS = [Fp8MoeBackend.FLASHINFER_TRTLLM]
         def backend_to_kernel_cls(backend):
             return [MarlinExperts]
         def _get_requested_backends():
@@ -98,7 +100,7 @@ def test_reads_both_layouts_and_moe_oracles_in_source_order(tree):
     assert got["moe:fp8:_get_priority_backends.return"].platforms == {"CPU": ["CPU"]}
     assert got["moe:fp8:<module>._SUPPORTED_BACKENDS"].platforms == {"ANY": ["TRITON", "MARLIN"]}
     # membership groups, experts-class lists and non-priority helpers are not ladders
-    assert not any("B12X" in n or "requested" in n or "NOT_A_REGISTRY" in n for n in got)
+    assert not any("B12X" in n or "requested" in n or "NOT_A_REGISTRY" in n or "UNSUPPORTED" in n for n in got)
     assert dl.installed_version(tree) == "0.34.0"
 
 

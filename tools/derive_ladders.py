@@ -13,7 +13,8 @@ imported, so no GPU, CUDA or torch is needed. What it reads (vLLM 0.6.6 -> 0.33.
   named ``moe:<module>:<function>.<variable|return>`` (``<module>`` at module level), and keyed
   by the platform of the enclosing ``if current_platform.is_<platform>()`` (else ``ANY``).
   Returned lists count only in ``*priorit*`` functions, module-level lists only when their
-  name says supported / available / priority (the others are membership groups).
+  name says supported / available / priority (the others are membership groups), and never
+  a list named as an exclusion (``UNSUPPORTED_BACKENDS``).
 
 It then diffs the derived registries against a shipped ``patterns/vllm/ladders/<v>.toml``:
 registries added or removed, and per registry and platform the rungs added, removed and
@@ -49,6 +50,8 @@ LINEAR_FILES = {
 }
 MOE_ORACLE_DIR = "vllm/model_executor/layers/fused_moe/oracle"
 MODULE_LIST = re.compile(r"(?i)supported|available|priorit")
+#: exclusion groups (0.14.1 make_nvfp4_moe_kernel.UNSUPPORTED_BACKENDS) are not ladders
+NOT_A_LADDER = re.compile(r"(?i)unsupported|exclu|skip|disabled|incompatible|blocked")
 PLATFORM_TESTS = {"is_cuda": "CUDA", "is_cuda_alike": "CUDA", "is_rocm": "ROCM", "is_xpu": "XPU",
                   "is_cpu": "CPU", "is_tpu": "TPU"}
 
@@ -214,7 +217,8 @@ class _MoeVisitor(ast.NodeVisitor):
         for t in targets:
             # module-level constants are mostly membership groups (B12X_BACKENDS); only the
             # supported / available / priority lists there are ladders
-            if isinstance(t, ast.Name) and (self.func or MODULE_LIST.search(t.id)):
+            if (isinstance(t, ast.Name) and not NOT_A_LADDER.search(t.id)
+                    and (self.func or MODULE_LIST.search(t.id))):
                 self._add(t.id, rungs)
 
     def visit_Assign(self, node):  # noqa: N802

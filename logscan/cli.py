@@ -17,6 +17,7 @@ from .formats import json as json_format
 from .formats import text as text_format
 from .models import CostClass, Report
 from .packs.loader import PackError, default_packs, load_packs
+from .sources.prefilter import PrefilterError
 
 FORMATS = {"text": text_format.render, "json": json_format.render}
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
@@ -34,6 +35,9 @@ class _Group(click.Group):
             sys.exit(EXIT_USAGE)
         except PackError as exc:
             click.echo(f"logscan: pattern pack error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        except PrefilterError as exc:
+            click.echo(f"logscan: {exc}", err=True)
             sys.exit(EXIT_USAGE)
         except BrokenPipeError:
             sys.exit(EXIT_OK)

@@ -262,3 +262,11 @@ def test_a_pack_file_that_is_not_toml_is_named_and_exits_2(tmp_path):
     log.write_text(KERNEL + "\n")
     r = CliRunner().invoke(cli, ["scan", "--patterns", str(dst), str(log)])
     assert r.exit_code == 2 and "99-hostile.toml" in r.output and "Traceback" not in r.output
+
+
+def test_an_unknown_prefilter_engine_is_a_usage_error(tmp_path, monkeypatch):
+    log = tmp_path / "x.log"
+    log.write_text(KERNEL + "\n")
+    monkeypatch.setenv("LOGSCAN_PREFILTER", "warp-drive")
+    r = CliRunner().invoke(cli, ["scan", str(log)])
+    assert r.exit_code == 2 and "LOGSCAN_PREFILTER='warp-drive'" in r.output and "Traceback" not in r.output

@@ -44,6 +44,10 @@ except Exception:  # ImportError, or a broken native library
     _hs = None
 
 
+class PrefilterError(ValueError):
+    """``$LOGSCAN_PREFILTER`` (or a ``prefilter=`` argument) names an engine not available here."""
+
+
 def available_backends() -> list[str]:
     """Engines usable here, best first (``["hyperscan", "python"]`` or ``["python"]``)."""
     return (["hyperscan"] if _hs is not None else []) + ["python"]
@@ -86,7 +90,7 @@ def _choose(backend: Optional[str]) -> str:
     if choice in ("auto", "off"):
         choice = available_backends()[0]
     if choice not in available_backends():
-        raise ValueError(f"{ENV}={choice!r}: prefilter engine not available here "
+        raise PrefilterError(f"{ENV}={choice!r}: prefilter engine not available here "
                          f"(available: {', '.join(available_backends())})")
     return choice
 
@@ -209,7 +213,7 @@ class Prefilter:
         self.gates = [(g, lits) for g, lits in pairs if lits]
         choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
         if choice == "off":
-            raise ValueError(f"{ENV}=off: no prefilter (use make_prefilter, which returns None)")
+            raise PrefilterError(f"{ENV}=off: no prefilter (use make_prefilter, which returns None)")
         choice = _choose(choice)
         self.backend = choice
         if choice == "hyperscan":

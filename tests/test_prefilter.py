@@ -82,6 +82,30 @@ def test_case_sensitive_keywords_are_matched_as_written(backend):
     assert idx.present(b"selected marlin") == [1]
 
 
+@pytest.mark.skipif("hyperscan" not in BACKENDS, reason="no Hyperscan wheel here")
+def test_compiled_databases_are_cached_and_a_broken_cache_is_compiled_again(tmp_path, monkeypatch, packs):
+    everywhere, gates, sensitive = pack_keywords(packs)
+    buf = b"x\n" + KERNEL.encode() + b"\nINFO Failed to find a kernel\n"
+    monkeypatch.setenv("LOGSCAN_CACHE_DIR", str(tmp_path / "c"))
+    want = Prefilter(everywhere, "hyperscan", gates, sensitive).hits(buf)
+    files = sorted((tmp_path / "c").glob("hyperscan-*.db"))
+    assert want and files
+    import logscan.sources.prefilter as prefilter_module
+
+    def no_compiler(*a, **k):
+        raise AssertionError("compiled although the cache holds the database")
+
+    with monkeypatch.context() as m:
+        m.setattr(prefilter_module._hs, "Database", no_compiler)
+        assert Prefilter(everywhere, "hyperscan", gates, sensitive).hits(buf) == want  # loaded
+    for f in files:
+        f.write_bytes(f.read_bytes()[:40])  # truncated entries
+    assert Prefilter(everywhere, "hyperscan", gates, sensitive).hits(buf) == want
+    monkeypatch.setenv("LOGSCAN_CACHE_DIR", "")
+    assert Prefilter(everywhere, "hyperscan", gates, sensitive).hits(buf) == want
+    assert sorted((tmp_path / "c").glob("hyperscan-*.db")) == files
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_make_prefilter_honours_the_environment(monkeypatch, packs, backend):
     monkeypatch.setenv("LOGSCAN_PREFILTER", backend)

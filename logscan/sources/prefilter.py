@@ -176,6 +176,32 @@ def _head(pattern: str) -> str:
     return pattern[:end] if end is not None else pattern
 
 
+class _HsDb:
+    """A Hyperscan database with its own scratch space (a loaded database has none)."""
+
+    def __init__(self, db):
+        self.db = db
+        self.scratch = _hs.Scratch(db)
+
+    def scan(self, data: bytes, match_event_handler) -> None:
+        self.db.scan(data, match_event_handler=match_event_handler, scratch=self.scratch)
+
+
+def _cache_path(exprs: list[bytes], flags: list[int]):
+    """Where the compiled database of ``exprs`` is cached, or None when caching is off."""
+    import hashlib
+    from pathlib import Path
+
+    root = os.environ.get("LOGSCAN_CACHE_DIR")
+    if root is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "logscan")
+    if not root:
+        return None
+    h = hashlib.sha256(repr((getattr(_hs, "__version__", "?"), exprs, flags)).encode("utf-8", "surrogateescape"))
+    return Path(root) / f"hyperscan-{h.hexdigest()[:32]}.db"
+
+
 def _hex(lit: bytes) -> bytes:
     return b"".join(b"\\x%02x" % c for c in lit)
 
@@ -244,9 +270,32 @@ class Prefilter:
 
     @staticmethod
     def _hs_db(exprs: list[bytes], flags: list[int]):
+        """A compiled Hyperscan block-mode database, from the on-disk cache when it holds one.
+
+        Compiling ~500 keywords costs ~0.05 s of CPU and ~13 MiB of peak RSS (the compiler's);
+        a serialized database loads in a millisecond. The cache (``$LOGSCAN_CACHE_DIR``, else
+        ``$XDG_CACHE_HOME/logscan`` or ``~/.cache/logscan``; ``LOGSCAN_CACHE_DIR=`` empty turns
+        it off) is keyed by the patterns, flags and Hyperscan version, written atomically, and
+        any entry that does not load is compiled again. Raises ``hyperscan.error`` for a
+        pattern Hyperscan cannot compile.
+        """
+        path = _cache_path(exprs, flags)
+        if path is not None:
+            try:
+                return _HsDb(_hs.loadb(path.read_bytes(), _hs.HS_MODE_BLOCK))
+            except Exception:  # missing, truncated, or built for another CPU: compile
+                pass
         db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
         db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
-        return db
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+                tmp.write_bytes(_hs.dumpb(db))
+                os.replace(tmp, path)
+            except OSError:
+                pass  # a read-only home: compile every time
+        return _HsDb(db)
 
     def _compile_hyperscan(self) -> None:
         exprs = [_hex(lit) for lit in self.literals]

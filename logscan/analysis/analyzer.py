@@ -565,7 +565,7 @@ class Analyzer:
         # a start that a line says failed (an error finding) ran no kernel: nothing to infer
         failed = any(f.severity == Severity.error and not f.inferred for f in findings.values())
         for sel, hint in ([] if failed else infer_selections(
-                self.packs, pack, run.config, info.version, selections,
+                pack, run.config, info.version, selections,
                 {e.kind for e in run.events}, self.gpu, self.cuda)):
             placement = idx.place(info.ladder_version, sel.kernel, hint, run.platform) if idx else None
             if placement is not None:

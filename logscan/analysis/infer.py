@@ -8,8 +8,10 @@ floor), if/elif auto ladders over them, and the layer families to infer. This mo
 evaluates that data; every selection it makes is ``observed=False`` with its reasoning.
 
 The GPU comes from the log when it names one (a capability error, a FlashInfer autotune
-path, a ``device_name=`` in a tuning-config path) or from ``--gpu``; the CUDA version from
-``--cuda``, else the pack's ``assumed_cuda`` (said in the reasoning).
+path, a ``device_name=`` in a tuning-config path, a pasted ``check_env`` block), from a
+*tell* (a run fact only some GPUs produce), or from ``--gpu``; the CUDA version from
+``--cuda`` or the log's ``PyTorch: ...+cuNNN``, else the pack's ``assumed_cuda`` (said in
+the reasoning).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from ..models import CostClass, RunConfig, Selection, ServerArgs
-from ..packs.loader import Pack, PackSet
+from ..packs.loader import Pack
 from ..packs.model import Chain, InferFile, Predicate
 from . import gpus
 from .server_args import parse_repr
@@ -207,7 +209,7 @@ class _Evaluator:
         return None
 
 
-def infer_selections(packs: PackSet, pack: Pack, config: RunConfig, version: Optional[str],
+def infer_selections(pack: Pack, config: RunConfig, version: Optional[str],
                      observed: list[Selection], event_kinds: set[str], gpu_hint: Optional[str],
                      cuda: Optional[str]) -> list[tuple[Selection, Optional[str]]]:
     """Selections the pack's ``infer.toml`` implies for a run, each ``observed=False``.
@@ -272,7 +274,8 @@ def _decide(spec, data: InferFile, cc: int, cuda: Optional[str], ver: Optional[V
     """(outcome, reasoning steps, notes) of one inference spec on one capability; None when nothing follows."""
     ev = _Evaluator(data, cc, cuda, ver)
     steps: list[str] = []
-    if asked and asked not in ("auto", "None"):
+    auto_values = {v for ch in data.chain if ch.arg == spec.arg for v in ch.auto} | {"None"}
+    if asked and asked not in auto_values:
         value = asked
         steps.append(f"server_args {spec.arg}={asked!r} (line {sa.line})")  # type: ignore[union-attr]
     else:

@@ -316,3 +316,18 @@ def test_scheduler_stats_are_noise_not_events():
             assert any(cr.regex.search(rec.message) for cr in topic), "the noise entry would not matter"
             from logscan.match import Matcher
             assert list(Matcher(packs).feed(rec)) == []
+
+
+def test_nvfp4_moe_runner_inferred_when_args_prove_moe_layers():
+    """ep_size > 1 means MoE layers: the NVFP4 MoE method's silent auto -> MARLIN on Hopper is inferred too."""
+    text = SYNTH.read_text().replace("'ep_size': 1", "'ep_size': 2")
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "moe.log"
+        p.write_text(text)
+        (run,) = scan_inputs([str(p)]).runs
+    moe = [s for s in run.selections if s.family == "MoE (NVFP4)"]
+    assert [(s.kernel, s.cost_class.value, s.observed) for s in moe] == [("FP4 Marlin MoE (W4A16)", "weight_only", False)]
+    assert moe[0].ladder is not None and moe[0].ladder.registry.startswith("ModelOptNvFp4FusedMoEMethod")
+    (run1,) = scan_inputs([str(SYNTH)]).runs  # ep_size 1, no MoE line: a dense model, no MoE inferred
+    assert not [s for s in run1.selections if s.family.startswith("MoE")]

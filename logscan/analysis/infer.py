@@ -238,7 +238,8 @@ def infer_selections(pack: Pack, config: RunConfig, version: Optional[str],
     for spec in data.infer:
         if not _holds(spec.versions, ver) or not regex.search(spec.quantization, quant):
             continue
-        if spec.needs_event_kind and not (set(spec.needs_event_kind) & event_kinds):
+        if spec.needs_event_kind and not (set(spec.needs_event_kind) & event_kinds) \
+                and not _args_prove(spec.or_args, sa):
             continue
         if spec.skip_if_family and any(regex.search(spec.skip_if_family, s.family) for s in observed):
             continue
@@ -267,6 +268,17 @@ def infer_selections(pack: Pack, config: RunConfig, version: Optional[str],
             rule=f"{pack.engine}.infer.{spec.id}",
         ), spec.registry))
     return out
+
+
+def _args_prove(or_args: dict[str, str], sa: Optional[ServerArgs]) -> bool:
+    """True when one server arg named in ``or_args`` prints a value its regex accepts."""
+    if sa is None:
+        return False
+    for arg, rx in or_args.items():
+        value = getattr(sa, arg, None) if arg in ServerArgs.model_fields else sa.other.get(arg)
+        if value is not None and regex.search(rx, str(value)):
+            return True
+    return False
 
 
 def _decide(spec, data: InferFile, cc: int, cuda: Optional[str], ver: Optional[Version],

@@ -446,6 +446,8 @@ class InferSpec(_Strict):
     registry: Optional[str] = None  #: ladder role hint for rung placement
     versions: str = ""
     needs_event_kind: list[str] = Field(default_factory=list)  #: e.g. ``moe_kernel``: MoE layers seen
+    #: or server args that prove the layers exist (arg -> regex over its printed value), e.g. ep_size > 1
+    or_args: dict[str, str] = Field(default_factory=dict)
     skip_if_family: str = ""  #: regex: an observed selection of such a family makes the inference moot
     outcomes: dict[str, Outcome]
     source: str = ""

@@ -208,3 +208,13 @@ def test_untagged_or_process_only_lines_never_diverge():
                   version="0.10.2")
     assert len(run.selections) == 2
     assert "RANK_DIVERGENCE" not in codes(run)
+
+
+def test_old_fixed_fp8_store_message_matches_any_fp8_request():
+    """<= 0.18.1 prints 'Using fp8 data type to store kv cache' whatever FP8 variant was asked."""
+    run, _ = scan(PFX + CFG.format(kv="fp8_e5m2"),
+                  PFX + "Using fp8 data type to store kv cache. It reduces the GPU memory footprint and boosts "
+                        "the performance. Meanwhile, it may cause accuracy drop without a proper scaling factor",
+                  version=None)
+    assert run.kv_cache.in_effect == "fp8"
+    assert "KV_CACHE_DTYPE_FALLBACK" not in codes(run)

@@ -41,6 +41,19 @@ _KV_SAME = {"fp8": "fp8_e4m3", "bf16": "bfloat16", "fp16": "float16", "half": "f
             "float4_e2m1fn_x2": "fp4", "nvfp4": "fp4", "fp4_mx_block16": "fp4", "fp4_e2m1": "fp4"}
 
 
+def kv_same(asked: str, used: str) -> bool:
+    """Whether two KV-cache dtype spellings can be the same storage.
+
+    A bare ``fp8`` matches any FP8 variant: vLLM 0.5.5 -> 0.18.1 prints the fixed text "Using
+    fp8 data type to store kv cache" whichever of e4m3 / e5m2 was asked (config/cache.py).
+    """
+    a, b = kv_norm(asked), kv_norm(used)
+    if a == b:
+        return True
+    bare = {x.strip().strip("'\"").lower() for x in (asked, used)}
+    return "fp8" in bare and a.startswith("fp8") and b.startswith("fp8")
+
+
 def kv_norm(dtype: str) -> str:
     """Canonical KV-cache dtype name: ``fp8`` -> ``fp8_e4m3``, ``bf16`` -> ``bfloat16``, ``torch.`` dropped."""
     d = dtype.strip().strip("'\"").lower().replace("torch.", "")
@@ -660,7 +673,7 @@ class Analyzer:
         if run.kv_used is not None:
             used, ev = run.kv_used
             kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, ev.message[:2000]
-            if req and kv_norm(req) != "auto" and kv_norm(req) != kv_norm(used):
+            if req and kv_norm(req) != "auto" and not kv_same(req, used):
                 add_finding("KV_CACHE_DTYPE_FALLBACK", ev, ev.rule,
                             reasons=[f"requested kv_cache_dtype={req} (line {run.kv_requested_line}), "
                                      f"in effect {used} (line {ev.line})"])

@@ -273,3 +273,18 @@ def test_a_fresh_start_reads_the_rotated_pieces_first(tmp_path):
     t = FileTail(str(log))
     t.read_rotated_first()
     assert _poll(t) == LINES[10:12] + LINES[:5]
+
+
+def test_copytruncate_then_rename_of_the_truncated_file_before_a_poll(tmp_path):
+    log = tmp_path / "0.log"
+    _append(log, LINES[:10])
+    t = FileTail(str(log))
+    got = _poll(t)
+    _append(log, LINES[10:12])
+    shutil.copyfile(log, tmp_path / "0.log.20261129-000001")  # copytruncate...
+    os.truncate(log, 0)
+    _append(log, LINES[12:14])
+    os.rename(log, tmp_path / "0.log.20261129-000002")  # ...then the truncated file is renamed
+    _append(log, LINES[14:16])
+    got += _poll(t) + _poll(t)
+    assert got == LINES[:16]

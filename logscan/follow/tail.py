@@ -305,15 +305,20 @@ class FileTail:
         While it runs, ``position()`` points into that file; afterwards back to the live one.
         """
         try:
-            st = os.stat(path)
-            fh = _open_any(path)
+            try:
+                fh = _open_any(path)
+                reading = path
+            except FileNotFoundError:  # compressed meanwhile: gzip removes the original when done
+                reading = path + ".gz"
+                fh = _open_any(reading)
+            st = os.fstat(fh.fileno())
         except OSError as exc:
             self.gaps += 1
             self.notes.append(f"{path}: cannot read rotated file: {exc.strerror or exc}")
             return
         saved = (self.dev, self.ino, self.fp, self.offset, self._skipping, self._fp_reader)
         self.dev, self.ino, self.offset, self._skipping = st.st_dev, st.st_ino, offset, False
-        self._fp_reader = lambda n: _head(path, n) or b""
+        self._fp_reader = lambda n: _head(reading, n) or b""
         done = False
         try:
             self.fp = fh.read(min(FP_LEN, offset)) if offset else b""
@@ -346,10 +351,10 @@ class FileTail:
                 self._queue[0] = (path, self.offset, self._queue[0][2])  # stopped half-way: resume there
             self.dev, self.ino, self.fp, self.offset, self._skipping, self._fp_reader = saved
 
-    def _queue_after(self, sibs: list[str], index: int, offset: int) -> None:
-        """Queue ``sibs[index]`` from ``offset`` and every newer rotated file from 0."""
+    def _queue_after(self, sibs: list[str], index: int, offset: int, end: Optional[int] = None) -> None:
+        """Queue ``sibs[index]`` from ``offset`` and the newer rotated files (up to ``end``) from 0."""
         self._queue.extend((sib, offset if i == index else 0, _head(sib, FP_LEN) or b"")
-                           for i, sib in enumerate(sibs) if i >= index)
+                           for i, sib in enumerate(sibs) if i >= index and (end is None or i < end))
 
     def _index_of(self, sibs: list[str], fp: bytes, same_inode: bool) -> Optional[int]:
         """Index of the sibling holding the content that starts with ``fp`` (newest first);
@@ -434,7 +439,10 @@ class FileTail:
             sibs = self.siblings()
             index = self._index_of(sibs, self.fp, same_inode=False)
             if index is not None:
-                self._queue_after(sibs, index, self.offset)
+                # the truncated file itself may have been renamed since: its new content is
+                # read through the open descriptor, and what follows it by the rename below
+                own = self._index_of(sibs, b"", same_inode=True)
+                self._queue_after(sibs, index, self.offset, own if own is not None and own > index else None)
             else:
                 self.gaps += 1
                 self.notes.append(f"{self.path}: truncated (copytruncate?) and no rotated copy "

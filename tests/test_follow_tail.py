@@ -288,3 +288,29 @@ def test_copytruncate_then_rename_of_the_truncated_file_before_a_poll(tmp_path):
     _append(log, LINES[14:16])
     got += _poll(t) + _poll(t)
     assert got == LINES[:16]
+
+
+def test_an_empty_rotated_piece_does_not_hide_the_next_ones(tmp_path):
+    log = tmp_path / "0.log"
+    _append(log, LINES[:4])
+    t = FileTail(str(log))
+    got = _poll(t)
+    os.rename(log, tmp_path / "0.log.20261129-000001")
+    log.touch()  # copytruncate and rename at once: an empty rotated piece
+    os.rename(log, tmp_path / "0.log.20261129-000002")
+    _append(log, LINES[4:6])
+    shutil.copyfile(log, tmp_path / "0.log.20261129-000003")
+    os.truncate(log, 0)
+    os.rename(log, tmp_path / "0.log.20261129-000004")  # the live file is gone for now
+    got += _poll(t) + _poll(t)
+    assert got == LINES[:6]
+    _append(log, LINES[6:7])
+    assert _poll(t) == LINES[6:7]
+
+
+def test_a_file_being_gzipped_counts_once(tmp_path):
+    (tmp_path / "0.log.20261129-000001").write_text("a\n")
+    (tmp_path / "0.log.20261129-000001.gz").write_bytes(b"\x1f\x8b")  # gzip still writing
+    (tmp_path / "0.log.20261129-000000.gz").write_bytes(b"\x1f\x8b")
+    t = FileTail(str(tmp_path / "0.log"))
+    assert [os.path.basename(s) for s in t.siblings()] == ["0.log.20261129-000000.gz", "0.log.20261129-000001"]

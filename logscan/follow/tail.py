@@ -181,6 +181,9 @@ class FileTail:
                      and e.is_file(follow_symlinks=False)]
         except OSError:
             return []
+        present = set(names)
+        # ``x`` and ``x.gz`` both there: gzip is still writing ``x.gz``; ``x`` is the whole file
+        names = [n for n in names if not (n.endswith(".gz") and n[:-3] in present)]
         return [str(p.parent / n) for n in sorted(names, key=lambda n: rotation_order(base, n))]
 
     def resume(self, pos: Optional[Position]) -> None:
@@ -389,7 +392,8 @@ class FileTail:
                 self._queue[0] = (path, offset, head)
             yield from self._read_finished(path, offset)
             self._queue.popleft()
-            self._last_head = head
+            if head:  # an empty rotated file cannot be found again; the last non-empty one can
+                self._last_head = head
 
     def _rotated_since(self) -> bool:
         """Queue the rotated files newer than the last one read (they appeared meanwhile,
@@ -451,14 +455,20 @@ class FileTail:
             yield from self._drain_queue()
         yield from self._read_fd()
         try:
-            st = os.stat(self.path)
+            st: Optional[os.stat_result] = os.stat(self.path)
         except OSError:
-            return  # renamed, the new file not there yet: keep reading the old one
-        if (st.st_dev, st.st_ino) == (self.dev, self.ino):
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) == (self.dev, self.ino):
             self.caught_up = True
             return
         if self._grew:
             return  # the old file still grows (writer not reopened yet): one more poll
+        if st is None:
+            sibs = self.siblings()
+            own = self._index_of(sibs, self.fp, same_inode=True)
+            if own is None or own + 1 >= len(sibs):
+                return  # renamed, the new file not there yet: keep reading the old one
+            # rotated again since, and the live name is gone for now: read on up to the newest piece
         yield from self._read_fd()
         if self.fd is not None:
             size = os.fstat(self.fd).st_size
@@ -468,7 +478,8 @@ class FileTail:
         index = self._index_of(sibs, self.fp, same_inode=True)
         if index is not None and index + 1 < len(sibs):
             self._queue_after(sibs, index + 1, 0)  # rotated after ours, before the live file
-        self._last_head = self.fp
+        if self.fp:
+            self._last_head = self.fp
         self.close()
         self.rotations["rename"] += 1
         yield from self._drain_queue()

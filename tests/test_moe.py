@@ -120,3 +120,20 @@ def test_release_between_shipped_ladders_uses_the_next_one_when_the_older_lacks_
     assert run.engine.ladder_version == "0.9.2"
     assert (s.ladder.ladder_version, s.ladder.registry) == ("0.10.2", "ifchain:mxfp4:get_mxfp4_backend")
     assert s.reasoning.startswith("placed on the next shipped ladder, vLLM 0.10.2")
+
+
+@pytest.mark.parametrize("quantization,registry,cost", [
+    ("mxfp4", "moe:mxfp4:_get_priority_backends_for_gpt_oss._AVAILABLE_BACKENDS", "native"),
+    ("compressed-tensors", "moe:mxfp4:_get_priority_backends._AVAILABLE_BACKENDS", "weight_only"),
+    (None, "moe:mxfp4:_get_priority_backends_for_gpt_oss._AVAILABLE_BACKENDS", "native"),
+])
+def test_one_mxfp4_moe_line_read_by_the_quantization_method(quantization, registry, cost):
+    """0.22.1+ prints "Using 'MARLIN' Mxfp4 MoE backend." for gpt-oss (W4A16 by design) and for
+    W4A4 MXFP4 checkpoints alike; the config's quantization method tells which selector ran."""
+    lines = []
+    if quantization:
+        lines.append(f"Initializing a V1 LLM engine (v0.33.0) with config: model='m', quantization={quantization}, "
+                     "kv_cache_dtype=auto")
+    run = scan_lines("0.33.0", *lines, "Using 'MARLIN' Mxfp4 MoE backend.")
+    s = run.selections[0]
+    assert (s.ladder.registry, s.cost_class.value) == (registry, cost)

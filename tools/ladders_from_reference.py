@@ -87,6 +87,20 @@ def load_aliases(path: Path = ALIASES_FILE) -> dict[str, dict[str, str]]:
         return {k: dict(v) for k, v in tomllib.load(fh).items()}
 
 
+#: Which quantization method reaches a registry (``[[quantization]]`` role regex, pattern).
+ROLES_FILE = Path(__file__).with_name("ladder_roles.toml")
+
+
+def load_role_quantization(path: Path = ROLES_FILE) -> list[dict]:
+    """The ``[[quantization]]`` entries of ``ladder_roles.toml`` (empty if absent)."""
+    import tomllib
+
+    if not path.is_file():
+        return []
+    with path.open("rb") as fh:
+        return list(tomllib.load(fh).get("quantization", []))
+
+
 #: Cost-class corrections with their sources (``[[override]]`` registry, rung, versions, cost_class, why).
 COSTS_FILE = Path(__file__).with_name("ladder_costs.toml")
 
@@ -226,6 +240,10 @@ def convert(data: dict, extra_aliases: dict[str, dict[str, str]] | None = None,
         if info.get("env"):
             kk["env"] = {str(n): str(v) for n, v in sorted(info["env"].items())}
         out_kernels[k] = kk
+    for q in load_role_quantization():
+        for r in out_regs:
+            if re.search(q["role"], r.get("role", "")):
+                r["quantization"] = q["pattern"]
     # LoRA-only selectors after their default sibling: a role hint matching both reads the default
     out_regs.sort(key=lambda r: "LoRA" in r.get("role", ""))
     return {"engine": "vllm", "version": data["version"],

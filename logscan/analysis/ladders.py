@@ -127,11 +127,14 @@ class LadderIndex:
                 return min(hits)[1]
         return None
 
-    def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str]) -> Optional[Placement]:
+    def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str],
+              quantization: Optional[str] = None) -> Optional[Placement]:
         """Find ``name`` on a ladder of ``release`` whose role matches the regex ``hint``.
 
         ``platform`` (CUDA, ROCM, XPU, CPU) is preferred; ``ANY`` lists serve every platform.
-        Returns None when no registry of that release holds the name.
+        ``quantization`` (the run's method) puts registries whose ``quantization`` regex matches
+        it first and those whose regex does not match last. Returns None when no registry of
+        that release holds the name.
         """
         if release is None:
             return None
@@ -144,6 +147,15 @@ class LadderIndex:
                 hint_re = None
         plat = (platform or "CUDA").upper()
         regs = [r for r in ladder.registry if r.kind != "attention" and (hint_re is None or hint_re.search(r.role))]
+        if quantization:
+            def rank(r: Registry) -> int:
+                if not r.quantization:
+                    return 1
+                try:
+                    return 0 if regex.search(r.quantization, quantization, regex.I) else 2
+                except regex.error:
+                    return 1
+            regs.sort(key=rank)  # stable: source order within each group
         for want_plat in (plat, "ANY", None):
             for reg in regs:
                 for p, rungs in reg.platforms.items():

@@ -334,6 +334,9 @@ class Registry(_Strict):
     #: per-registry cost classes (MoE experts serve several schemes; Marlin is native for WNA16)
     cost: dict[str, Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]] = Field(default_factory=dict)
     aliases: dict[str, str] = Field(default_factory=dict)  #: logged name -> rung name
+    #: regex over the run's quantization method that reaches this registry, when one line
+    #: format serves several (gpt-oss ``mxfp4`` vs W4A4 MXFP4 from compressed-tensors / quark)
+    quantization: str = ""
     #: what the engine does when every rung refuses (e.g. SGLang raises with a hint)
     exhausted: str = ""
     #: per-rung gate terms of this registry (if/elif chains: the step condition of each outcome);

@@ -114,3 +114,16 @@ def test_rocm_platform_inferred_from_aiter_names():
     assert _sel(run, "AiterMxfp4LinearKernel").ladder.platform == "ROCM"
     assert {f.code for f in run.findings} == {"UNTUNED_SHAPE"}
     assert [a.backend for a in run.attention] == ["ROCM_AITER_FA"]
+
+
+def test_degradations_only_the_rung_tells_end_to_end():
+    """synthetic-era-0.26.log: two starts, no degradation printed; both are inferred from the rung."""
+    report = scan_inputs([str(V / "synthetic-era-0.26.log")])
+    mx, fp8 = report.runs
+    s = _sel(mx, "EmulationMxfp8LinearKernel")
+    assert (s.cost_class.value, s.ladder.ladder_version, s.ladder.rung) == ("dequant_at_load", "0.26.0", 4)
+    assert [(f.code, f.inferred) for f in mx.findings] == [("DEQUANT_AT_LOAD", True)]
+    s = _sel(fp8, "PerTensorTorchFP8ScaledMMLinearKernel")
+    assert (s.cost_class.value, s.ladder.rung, s.ladder.rungs) == ("native", 4, 6)
+    assert [(f.code, f.inferred) for f in fp8.findings] == [("FP8_PER_TENSOR_FALLBACK", True)]
+    assert fp8.config.quantization == "fp8" and fp8.engine.platform == "CUDA"

@@ -38,7 +38,7 @@ POD_DIR = "llm_vllm-0_0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9"
 def _source_lines() -> list[str]:
     lines: list[str] = []
     for _ in range(2):
-        for log in real_logs("vllm"):
+        for log in [p for p in real_logs("vllm") if p.name.startswith("vllm-")]:
             lines.extend(log.read_text(encoding="utf-8").split("\n"))
     return lines
 

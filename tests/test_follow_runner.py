@@ -20,7 +20,7 @@ from logscan.pipeline import scan_inputs
 from tests.conftest import ROOT, real_logs
 from tests.helpers.log_writer import cri_records
 
-LOGS = real_logs("vllm")
+LOGS = [p for p in real_logs("vllm") if p.name.startswith("vllm-")]
 POD = "var/log/pods/llm_vllm-0_0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9/vllm/0.log"
 
 

@@ -14,7 +14,7 @@ import pytest
 from logscan.follow.tail import FP_LEN, FileTail, Position, StreamTail, rotation_order
 from tests.conftest import real_logs
 
-LINES = [ln for f in real_logs("vllm") for ln in f.read_text(encoding="utf-8").split("\n") if ln][:120]
+LINES = [ln for f in [p for p in real_logs("vllm") if p.name.startswith("vllm-")] for ln in f.read_text(encoding="utf-8").split("\n") if ln][:120]
 
 
 def _poll(t: FileTail) -> list[str]:

@@ -15,7 +15,7 @@ from logscan.sources.unwrap import Unwrapper, unwrap
 from tests.conftest import real_logs
 from tests.helpers.log_writer import cri_records
 
-LOGS = real_logs("vllm")
+LOGS = [p for p in real_logs("vllm") if p.name.startswith("vllm-")]
 
 
 def _records(path) -> list[tuple[int, str, bool]]:

@@ -79,16 +79,21 @@ class Position:
     ino: int
     fp: bytes
     offset: int
+    #: head of the last non-empty rotated piece read before this file: pieces newer than it
+    #: are unread (an empty piece cannot be recognised, but reading it again costs nothing)
+    last: bytes = b""
 
     def to_json(self) -> dict:
-        """JSON-able form (the fingerprint as hex)."""
-        return {"dev": self.dev, "ino": self.ino, "fp": self.fp.hex(), "offset": self.offset}
+        """JSON-able form (the fingerprints as hex)."""
+        return {"dev": self.dev, "ino": self.ino, "fp": self.fp.hex(), "offset": self.offset,
+                "last": self.last.hex()}
 
     @classmethod
     def from_json(cls, d: dict) -> "Position":
         """Inverse of ``to_json``; raises ``ValueError`` on a malformed dict."""
         try:
-            return cls(int(d["dev"]), int(d["ino"]), bytes.fromhex(d["fp"]), int(d["offset"]))
+            return cls(int(d["dev"]), int(d["ino"]), bytes.fromhex(d["fp"]), int(d["offset"]),
+                       bytes.fromhex(d.get("last", "")))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad position {d!r}: {exc}") from None
 
@@ -149,6 +154,7 @@ class FileTail:
         #: finds the file again if it is gzipped or renamed before its turn
         self._queue: deque[tuple[str, int, bytes]] = deque()
         self._last_head = b""  # head of the last rotated file read: newer ones are read next
+        self._in_finished = False
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
         self.dropped = 0
@@ -158,9 +164,17 @@ class FileTail:
     # -- positions -------------------------------------------------------------------------
     def position(self) -> Optional[Position]:
         """Where the next line starts (None before any file is open)."""
+        if self._queue and not self._in_finished:  # next up: a queued rotated piece
+            path, offset, head = self._queue[0]
+            for p in (path, path + ".gz"):
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                return Position(st.st_dev, st.st_ino, head[:min(FP_LEN, offset)], offset, self._last_head)
         if self.fd is None and self.dev == 0:
             return None
-        return Position(self.dev, self.ino, self.fp, self.offset)
+        return Position(self.dev, self.ino, self.fp, self.offset, self._last_head)
 
     def siblings(self) -> list[str]:
         """Rotated siblings of the live path, oldest first.
@@ -202,6 +216,7 @@ class FileTail:
         if st is not None and (st.st_dev, st.st_ino) == (pos.dev, pos.ino) and st.st_size >= pos.offset:
             if _head(self.path, len(pos.fp)) == pos.fp:
                 self._open_live(pos.offset, pos.fp)
+                self._last_head = pos.last
                 return
         sibs = self.siblings()
         match = None
@@ -219,7 +234,12 @@ class FileTail:
                 if _head(sibs[i], len(pos.fp)) == pos.fp:
                     match = i
                     break
-        if match is not None:
+        self._last_head = pos.last
+        if match is None and not pos.offset:
+            # nothing was read from that file (empty, since gzipped or gone): what came after
+            # the last piece read is unread
+            self._rotated_since(sibs=sibs)
+        elif match is not None:
             self._queue_after(sibs, match, pos.offset)
             self.rotations["rename" if st is None or (st.st_dev, st.st_ino) != (pos.dev, pos.ino)
                            else "copytruncate"] += 1
@@ -320,6 +340,7 @@ class FileTail:
             self.notes.append(f"{path}: cannot read rotated file: {exc.strerror or exc}")
             return
         saved = (self.dev, self.ino, self.fp, self.offset, self._skipping, self._fp_reader)
+        self._in_finished = True
         self.dev, self.ino, self.offset, self._skipping = st.st_dev, st.st_ino, offset, False
         self._fp_reader = lambda n: _head(reading, n) or b""
         done = False
@@ -350,9 +371,12 @@ class FileTail:
             done = True
         finally:
             fh.close()
+            self._in_finished = False
             if not done and self._queue and self._queue[0][0] == path:
                 self._queue[0] = (path, self.offset, self._queue[0][2])  # stopped half-way: resume there
-            self.dev, self.ino, self.fp, self.offset, self._skipping, self._fp_reader = saved
+            if not done or self.fd is not None:
+                self.dev, self.ino, self.fp, self.offset, self._skipping, self._fp_reader = saved
+            # else: no live file open, so the end of this piece is where reading stands
 
     def _queue_after(self, sibs: list[str], index: int, offset: int, end: Optional[int] = None) -> None:
         """Queue ``sibs[index]`` from ``offset`` and the newer rotated files (up to ``end``) from 0."""
@@ -395,17 +419,22 @@ class FileTail:
             if head:  # an empty rotated file cannot be found again; the last non-empty one can
                 self._last_head = head
 
-    def _rotated_since(self) -> bool:
-        """Queue the rotated files newer than the last one read (they appeared meanwhile,
-        e.g. a copytruncate of the live file before it was opened); True when any."""
+    def _last_index(self, sibs: list[str]) -> Optional[int]:
+        """Index of the last rotated piece read (-1: none with content yet; None: not found)."""
         if not self._last_head:
+            return -1  # only empty pieces were read, if any: reading them again is harmless
+        return next((i for i in range(len(sibs) - 1, -1, -1)
+                     if _head(sibs[i], len(self._last_head)) == self._last_head), None)
+
+    def _rotated_since(self, end: Optional[int] = None, sibs: Optional[list[str]] = None) -> bool:
+        """Queue the rotated pieces newer than the last one read (up to ``end``): they appeared
+        meanwhile, e.g. a copytruncate of a file not read yet; True when any."""
+        sibs = self.siblings() if sibs is None else sibs
+        index = self._last_index(sibs)
+        stop = len(sibs) if end is None else end
+        if index is None or index + 1 >= stop:
             return False
-        sibs = self.siblings()
-        index = next((i for i in range(len(sibs) - 1, -1, -1)
-                      if _head(sibs[i], len(self._last_head)) == self._last_head), None)
-        if index is None or index + 1 >= len(sibs):
-            return False
-        self._queue_after(sibs, index + 1, 0)
+        self._queue_after(sibs, index + 1, 0, stop)
         return True
 
     def _open_after_rotated(self) -> Iterator[tuple[bytes, bool]]:
@@ -435,6 +464,18 @@ class FileTail:
             yield from self._open_after_rotated()
             if self.fd is None:
                 return
+        if self.offset == 0:
+            # nothing read from the live file yet: a piece that appeared since the last one read
+            # holds lines written before (a copytruncate between two polls); the live file's own
+            # inode, if renamed meanwhile, is read through the descriptor instead
+            sibs = self.siblings()
+            if sibs:
+                own = self._index_of(sibs, b"", same_inode=True)
+                head = os.pread(self.fd, FP_LEN, 0) if own is None else b""
+                if head:  # renamed and gzipped since: a new inode, the same content
+                    own = next((i for i in range(len(sibs) - 1, -1, -1) if _head(sibs[i], len(head)) == head), None)
+                if self._rotated_since(own, sibs):
+                    yield from self._drain_queue()
         # copytruncate: checked before reading, so new content is never read at the old offset
         fst = os.fstat(self.fd)
         if self.offset and (fst.st_size < self.offset or

@@ -1,0 +1,110 @@
+"""Property (hypothesis): whatever the order of writes, rotations, compressions, polls and
+restarts, the tailer hands every line written exactly once, in order.
+
+A model writer appends numbered real vLLM lines to ``0.log`` the way a container runtime
+does (reopening the path after a rename); a model rotator renames it (kubelet, logrotate
+``create``), copies and truncates it (copytruncate, atomic here: copytruncate's own gap is
+not the tailer's to close), and gzips older rotated pieces (kubelet keeps the newest plain).
+A restart takes ``position()`` after some line, closes the tailer, and resumes a new one.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from logscan.follow.tail import FileTail
+from tests.conftest import real_logs
+
+BASE = [ln for f in [p for p in real_logs("vllm") if p.name.startswith("vllm-")] for ln in f.read_text(encoding="utf-8").split("\n") if ln][:40]
+
+OPS = st.one_of(
+    st.tuples(st.just("write"), st.integers(1, 6)),
+    st.tuples(st.just("rename"), st.just(0)),
+    st.tuples(st.just("copytruncate"), st.just(0)),
+    st.tuples(st.just("gzip"), st.just(0)),
+    st.tuples(st.just("poll"), st.just(0)),
+    st.tuples(st.just("restart"), st.integers(0, 5)),
+)
+
+
+class _World:
+    def __init__(self, d: Path):
+        self.d = d
+        self.log = d / "0.log"
+        self.n = 0  # lines written
+        self.k = 0  # rotations made
+
+    def line(self, i: int) -> str:
+        return f"{i:06d} {BASE[i % len(BASE)]}"
+
+    def write(self, count: int) -> None:
+        with open(self.log, "a", encoding="utf-8") as fh:
+            for _ in range(count):
+                fh.write(self.line(self.n) + "\n")
+                self.n += 1
+
+    def rotated(self) -> Path:
+        self.k += 1
+        return self.d / f"0.log.20261129-{self.k:06d}"
+
+    def rename(self) -> None:
+        if self.log.exists():
+            os.rename(self.log, self.rotated())
+
+    def copytruncate(self) -> None:
+        if self.log.exists():
+            shutil.copyfile(self.log, self.rotated())
+            os.truncate(self.log, 0)
+
+    def gzip(self) -> None:
+        plain = sorted(p for p in self.d.glob("0.log.*") if p.suffix != ".gz")
+        for p in plain[:-1]:
+            with p.open("rb") as src, gzip.open(str(p) + ".gz", "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            p.unlink()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(OPS, min_size=1, max_size=30))
+def test_every_line_exactly_once_in_order(ops):
+    with tempfile.TemporaryDirectory() as tmp:
+        w = _World(Path(tmp))
+        t = FileTail(str(w.log))
+        t.read_rotated_first()
+        got: list[str] = []
+        for op, arg in ops:
+            if op == "write":
+                w.write(arg)
+            elif op == "rename":
+                w.rename()
+            elif op == "copytruncate":
+                w.copytruncate()
+            elif op == "gzip":
+                w.gzip()
+            elif op == "poll":
+                got += [raw.decode() for raw, _ in t.poll()]
+            else:  # restart after ``arg`` more lines of a poll
+                gen = t.poll()
+                for _ in range(arg):
+                    item = next(gen, None)
+                    if item is None:
+                        break
+                    got.append(item[0].decode())
+                pos = t.position()
+                gen.close()
+                t.close()
+                t = FileTail(str(w.log))
+                if pos is None:
+                    t.read_rotated_first()
+                t.resume(pos)
+        w.write(1)  # the writer goes on; a few polls let the tailer settle
+        for _ in range(3):
+            got += [raw.decode() for raw, _ in t.poll()]
+        t.close()
+        assert got == [w.line(i) for i in range(w.n)]

@@ -243,7 +243,7 @@ class Follower:
                 s.missing = 0
                 continue
             s.missing += 1
-            if s.missing >= 3 and not s.tail._queue:  # type: ignore[union-attr]
+            if s.missing >= 3 and not s.tail.pending:
                 self._drop(key)
         if self.metrics:
             self.metrics.streams.set(sum(1 for s in self.streams.values() if not s.done))

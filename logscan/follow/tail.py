@@ -36,10 +36,14 @@ So this module is a small polling tailer (works on every file system, including 
   file that was never opened leaves its content only in such a copy).
 - **first start** (``read_rotated_first``): the rotated pieces already there are read before
   the live file, so start-up lines rotated away before logscan came are not missed.
-- **restart** (``resume``): from a saved ``Position`` (device, inode, fingerprint, offset) the
-  same file is found again under its live name, under a rotated name (same inode), or
-  gzipped (same fingerprint once decompressed); it is read from the offset, then every
-  rotated file newer than it, then the live file.
+- **restart** (``resume``): from a saved ``Position`` (device, inode, fingerprint, offset, and
+  the head of the last non-empty rotated piece read) the same file is found again under its
+  live name, under a rotated name (same inode), or gzipped (same fingerprint once
+  decompressed); it is read from the offset, then every rotated file newer than it, then
+  the live file.
+
+``tests/test_follow_tail_properties.py`` checks these rules against any order of writes,
+renames, copytruncates, compressions, polls and restarts (hypothesis).
 
 Memory per followed path: one read chunk (``CHUNK`` bytes) and the fingerprint.
 """
@@ -160,6 +164,11 @@ class FileTail:
         self.dropped = 0
         self.caught_up = False  # True once a poll reached the end of the live file
         self.notes: list[str] = []  # human-readable events (rotation gaps), drained by the caller
+
+    @property
+    def pending(self) -> bool:
+        """True while rotated pieces wait to be read."""
+        return bool(self._queue)
 
     # -- positions -------------------------------------------------------------------------
     def position(self) -> Optional[Position]:
@@ -543,6 +552,8 @@ class StreamTail:
         self.notes: list[str] = []
         self._buf = bytearray()
         self._skipping = False
+
+    pending = False  #: nothing waits: a pipe has no rotated pieces
 
     def position(self) -> None:
         """A pipe has no position to resume from."""

@@ -394,6 +394,12 @@ class Follower:
         finally:
             self.save_state()
 
+    def end_all(self) -> None:
+        """End every stream as if its input had ended (partial records flushed, open runs
+        closed and reported), as ``scan`` does at the end of a file."""
+        for s in self.streams.values():
+            self._finish(s)
+
     def request_stop(self, *_: object) -> None:
         """Signal handler: stop after the line being processed, then save the state."""
         self.stop = True

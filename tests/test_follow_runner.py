@@ -204,3 +204,34 @@ def test_daemonset_exports_the_running_container_not_its_previous_restart(packs)
     assert any(s.labels.get("pod") == "vllm-0" for s in _samples(m))  # 1.log is still followed
     m.forget(d + "1.log", labels_from_path(d + "1.log"))  # the pod is gone: all its series go
     assert [s for s in _samples(m) if s.labels.get("pod") == "vllm-0"] == []
+
+
+def test_http_endpoints_on_loopback(packs):
+    import urllib.error
+    import urllib.request
+
+    from logscan.follow.metrics import serve
+
+    m = FollowMetrics("sidecar", packs.findings.cost_class_finding)
+    state = {"ready": False}
+    server = serve(m, "127.0.0.1:0", lambda: state["ready"])
+    port = server.server_address[1]
+
+    def get(path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    try:
+        assert get("/readyz")[0] == 503  # the existing content is not caught up yet
+        state["ready"] = True
+        assert get("/readyz")[0] == 200
+        assert get("/livez")[0] == 200
+        assert get("/nope")[0] == 404
+        status, text = get("/metrics")
+        assert status == 200 and "logscan_degraded 0.0" in text and "# TYPE logscan_findings_total counter" in text
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -177,29 +178,35 @@ def _head(pattern: str) -> str:
 
 
 class _HsDb:
-    """A Hyperscan database with its own scratch space (a loaded database has none)."""
+    """A Hyperscan database with a scratch space per thread (a loaded database has none).
+
+    A Hyperscan scratch may serve one scan at a time, so each thread that scans (the main
+    thread, the reader's search workers) gets its own, made on its first scan.
+    """
 
     def __init__(self, db):
         self.db = db
-        self.scratch = _hs.Scratch(db)
+        self._local = threading.local()
+        self._local.scratch = _hs.Scratch(db)
 
     def scan(self, data: bytes, match_event_handler) -> None:
-        self.db.scan(data, match_event_handler=match_event_handler, scratch=self.scratch)
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = _hs.Scratch(self.db)
+        self.db.scan(data, match_event_handler=match_event_handler, scratch=scratch)
 
 
 def _cache_path(exprs: list[bytes], flags: list[int]):
     """Where the compiled database of ``exprs`` is cached, or None when caching is off."""
     import hashlib
-    from pathlib import Path
 
-    root = os.environ.get("LOGSCAN_CACHE_DIR")
+    from ..cache import cache_dir
+
+    root = cache_dir()
     if root is None:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        root = os.path.join(base, "logscan")
-    if not root:
         return None
     h = hashlib.sha256(repr((getattr(_hs, "__version__", "?"), exprs, flags)).encode("utf-8", "surrogateescape"))
-    return Path(root) / f"hyperscan-{h.hexdigest()[:32]}.db"
+    return root / f"hyperscan-{h.hexdigest()[:32]}.db"
 
 
 def _hex(lit: bytes) -> bytes:

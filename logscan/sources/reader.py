@@ -9,9 +9,12 @@ line read so far.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import gzip
 import io
+import queue
 import sys
+import threading
 import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
@@ -24,6 +27,10 @@ from ..models import InputStats
 MAX_LINE = 256 * 1024
 #: Bytes read and searched at once by ``LineReader``.
 CHUNK = 1 << 20
+#: Chunks read ahead of the consumer (memory: about (READ_AHEAD + 2) x CHUNK); 0 turns read-ahead off.
+READ_AHEAD = 2
+#: Threads searching chunks with the prefilter in parallel (Hyperscan releases the GIL).
+SEARCH_WORKERS = 2
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
@@ -131,8 +138,17 @@ class LineReader:
             self._exc = exc
         return b"".join(parts)
 
-    def __iter__(self) -> Iterator[tuple[int, str, bool]]:
-        st = self.stats
+    def _items(self, search=None) -> Iterator[tuple]:
+        """The reading half: chunks of whole lines with their prefilter hits, in input order.
+
+        Yields ``("chunk", buf, cut, hits, ascii)`` (``hits`` None without a prefilter),
+        ``("long", head)`` for the kept head of an over-long line, ``("bytes", n)`` for bytes of
+        drained over-long lines. Touches only the input and the prefilter, never ``stats`` or
+        the line count, so it can run in a read-ahead thread (``read`` and Hyperscan's ``scan``
+        release the GIL: reading and searching chunk k+1 overlaps with the lines of chunk k).
+        ``search(buf, cut)`` returns ``_search``'s pair, or a future of it (search workers).
+        """
+        search = search or self._search
         pending = b""  # the start of an unfinished line (at most max_line bytes)
         long_head: Optional[bytes] = None  # the kept head of an over-long line being drained
         while True:
@@ -142,10 +158,10 @@ class LineReader:
             if long_head is not None:
                 nl = data.find(b"\n")
                 if nl < 0:
-                    st.bytes += len(data)
+                    yield ("bytes", len(data))
                     continue
-                st.bytes += nl + 1
-                yield self._line(long_head, 0, True)
+                yield ("bytes", nl + 1)
+                yield ("long", long_head)
                 long_head = None
                 data = data[nl + 1:]
             buf = pending + data if pending else data
@@ -153,17 +169,88 @@ class LineReader:
             tail = buf[cut:]
             if len(tail) > self.max_line:
                 long_head = tail[: self.max_line]
-                st.bytes += len(tail)
+                yield ("bytes", len(tail))
                 pending = b""
             else:
                 pending = tail
             if cut:
-                yield from self._chunk(buf, cut)
+                yield ("chunk", buf, cut, search(buf, cut))
         if long_head is not None:
-            yield self._line(long_head, 0, True)
+            yield ("long", long_head)
         elif pending:  # last line without a newline: counted without one
-            st.bytes -= 1
-            yield from self._chunk(pending + b"\n", len(pending) + 1)
+            yield ("bytes", -1)
+            buf = pending + b"\n"
+            yield ("chunk", buf, len(buf), search(buf, len(buf)))
+
+    def _search(self, buf: bytes, cut: int) -> tuple[Optional[list[int]], bool]:
+        """Prefilter hits in ``buf`` (with the starts of over-long lines), and whether it is ASCII."""
+        if self.prefilter is None:
+            return None, False
+        hits = self.prefilter.hits(buf)
+        if cut > self.max_line:
+            longs = self._long_lines(buf, cut)
+            if longs:
+                hits = sorted(hits + longs)
+        return hits, buf.isascii()
+
+    def _prefetched(self) -> Iterator[tuple]:
+        """``_items`` run in a read-ahead thread, at most ``READ_AHEAD`` chunks ahead (bounded memory).
+
+        Closing the consumer stops the thread at its next chunk; an unexpected exception in the
+        thread is raised again here.
+        """
+        q: queue.Queue = queue.Queue(maxsize=READ_AHEAD)
+        stop = threading.Event()
+        end = object()
+        workers = concurrent.futures.ThreadPoolExecutor(max_workers=SEARCH_WORKERS,
+                                                        thread_name_prefix="logscan-search")
+
+        def put(item) -> bool:
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def produce() -> None:
+            try:
+                for item in self._items(lambda buf, cut: workers.submit(self._search, buf, cut)):
+                    if not put(item):
+                        return
+            except BaseException as exc:  # handed to the consumer, raised there
+                put(("raise", exc))
+            put(end)
+
+        t = threading.Thread(target=produce, name="logscan-read-ahead", daemon=True)
+        t.start()
+        try:
+            while True:
+                item = q.get()
+                if item is end:
+                    return
+                if item[0] == "raise":
+                    raise item[1]
+                yield item
+        finally:
+            stop.set()
+            t.join(timeout=5)
+            workers.shutdown(wait=True, cancel_futures=True)
+
+    def __iter__(self) -> Iterator[tuple[int, str, bool]]:
+        st = self.stats
+        items = self._prefetched() if self.prefilter is not None and READ_AHEAD > 0 else self._items()
+        for item in items:
+            kind = item[0]
+            if kind == "chunk":
+                found = item[3]
+                hits, ascii = found.result() if isinstance(found, concurrent.futures.Future) else found
+                yield from self._chunk(item[1], item[2], hits, ascii)
+            elif kind == "long":
+                yield self._line(item[1], 0, True)
+            else:
+                st.bytes += item[1]
         exc = self._exc
         if exc is not None:
             if isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
@@ -226,26 +313,23 @@ class LineReader:
             s = -(-(le + 1) // block) * block
         return out
 
-    def _chunk(self, buf: bytes, cut: int) -> Iterator[tuple[int, str, bool]]:
+    def _chunk(self, buf: bytes, cut: int, hits: Optional[list[int]], ascii: bool) -> Iterator[tuple[int, str, bool]]:
         """Lines of ``buf[:cut]`` (complete lines, ends with ``\\n``): all, or the prefiltered and held ones.
 
-        Bytes after ``cut`` (the start of the next line) are searched too but left alone.
+        ``hits`` are the prefilter's offsets in ``buf`` (None: no prefilter, every line);
+        ``ascii`` whether ``buf`` is ASCII. Bytes after ``cut`` (the start of the next line)
+        were searched too but are left alone.
         """
         find = buf.find
-        if self.prefilter is None:
+        if hits is None:
             pos = 0
             while pos < cut:
                 nl = find(b"\n", pos)
                 yield self._line(buf[pos:nl], nl - pos + 1)
                 pos = nl + 1
             return
-        hits = self.prefilter.hits(buf)
-        if cut > self.max_line:
-            longs = self._long_lines(buf, cut)
-            if longs:
-                hits = sorted(hits + longs)
+        hits = list(hits)
         hits.append(cut)
-        ascii = buf.isascii()
         pos = 0
         for h in hits:
             while self.hold and pos < cut:

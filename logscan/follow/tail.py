@@ -244,9 +244,9 @@ class FileTail:
                     match = i
                     break
         self._last_head = pos.last
-        if match is None and not pos.offset:
-            # nothing was read from that file (empty, since gzipped or gone): what came after
-            # the last piece read is unread
+        if not pos.offset:
+            # nothing was read from that file: every piece after the last one read is unread,
+            # that file's (found or not) and copies taken from it before it was read
             self._rotated_since(sibs=sibs)
         elif match is not None:
             self._queue_after(sibs, match, pos.offset)
@@ -417,6 +417,16 @@ class FileTail:
                 return i
         return None
 
+    def _own_index(self, sibs: list[str]) -> Optional[int]:
+        """Index of the open live file among the rotated pieces (renamed since), else None:
+        by inode, or by its current content once renamed and gzipped (a new inode)."""
+        own = self._index_of(sibs, b"", same_inode=True)
+        if own is None and self.fd is not None:
+            head = os.pread(self.fd, FP_LEN, 0)
+            if head:
+                own = next((i for i in range(len(sibs) - 1, -1, -1) if _head(sibs[i], len(head)) == head), None)
+        return own
+
     def _drain_queue(self) -> Iterator[tuple[bytes, bool]]:
         while self._queue:
             path, offset, head = self._queue[0]
@@ -479,11 +489,7 @@ class FileTail:
             # inode, if renamed meanwhile, is read through the descriptor instead
             sibs = self.siblings()
             if sibs:
-                own = self._index_of(sibs, b"", same_inode=True)
-                head = os.pread(self.fd, FP_LEN, 0) if own is None else b""
-                if head:  # renamed and gzipped since: a new inode, the same content
-                    own = next((i for i in range(len(sibs) - 1, -1, -1) if _head(sibs[i], len(head)) == head), None)
-                if self._rotated_since(own, sibs):
+                if self._rotated_since(self._own_index(sibs), sibs):
                     yield from self._drain_queue()
         # copytruncate: checked before reading, so new content is never read at the old offset
         fst = os.fstat(self.fd)
@@ -495,7 +501,7 @@ class FileTail:
             if index is not None:
                 # the truncated file itself may have been renamed since: its new content is
                 # read through the open descriptor, and what follows it by the rename below
-                own = self._index_of(sibs, b"", same_inode=True)
+                own = self._own_index(sibs)
                 self._queue_after(sibs, index, self.offset, own if own is not None and own > index else None)
             else:
                 self.gaps += 1

@@ -244,6 +244,8 @@ class FileTail:
                     match = i
                     break
         self._last_head = pos.last
+        # until something else is read, reading stands where it stood (a restart now keeps it)
+        self.dev, self.ino, self.fp, self.offset = pos.dev, pos.ino, pos.fp, pos.offset
         if not pos.offset:
             # nothing was read from that file: every piece after the last one read is unread,
             # that file's (found or not) and copies taken from it before it was read

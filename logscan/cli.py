@@ -293,7 +293,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
       logscan gate --baseline good.json --stdin-name server.log - < server.log
     """
     from .gate import default_policy_path
-    from .gate.baseline import SideError, load_side
+    from .gate.baseline import SideError, load_side, require_selection
     from .gate.evaluate import Verdict, evaluate
     from .gate.policy import PolicyError, load_policy
     from .pipeline import scan_inputs
@@ -310,6 +310,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     if baseline_path:
         try:
             baseline = load_side(baseline_path, packs)
+            require_selection(baseline_path, baseline)
         except SideError as exc:
             click.echo(f"logscan: baseline: {exc}", err=True)
             sys.exit(EXIT_USAGE)

@@ -370,3 +370,42 @@ def test_an_expired_entry_that_matches_nothing_warns_to_remove_it(tmp_path):
     assert len(stale) == 1 and "expired on 2026-03-31 and matched nothing" in stale[0]["message"]
     r, doc = gate_json("--today", "2026-03-01", "--policy", _policy(tmp_path, ALLOW), str(NATIVE))
     assert doc["gate"]["verdict"] == "pass"
+
+
+@pytest.mark.parametrize("content, words", [
+    ("{broken", "not valid JSON"),
+    ('{"x":1}', 'no "logscan_version" key'),
+    ("  [1, 2]\n", "not a logscan report"),
+    ("", "is empty"),
+    ("\n  \n", "is empty"),
+])
+def test_a_baseline_that_is_not_a_report_is_exit_2_naming_the_file(tmp_path, content, words):
+    bad = tmp_path / "broken.json"
+    bad.write_text(content)
+    r = run("gate", "--baseline", str(bad), str(NATIVE))
+    assert r.exit_code == 2 and "PASS" not in r.stdout
+    assert str(bad) in r.stderr and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    d = run("diff", str(bad), str(NATIVE))
+    assert d.exit_code == 2 and str(bad) in d.stderr and words in d.stderr
+    d = run("diff", str(NATIVE), str(bad))
+    assert d.exit_code == 2 and str(bad) in d.stderr
+
+
+def test_a_baseline_with_no_kernel_selection_is_exit_2(tmp_path):
+    # vllm-002 (real): a run with no kernel selection; a report of it, and a text file with no run at all
+    saved = tmp_path / "nokernel.json"
+    saved.write_text(run("scan", "--format", "json", str(AWQ_FORCED)).stdout)
+    prose = tmp_path / "notes.txt"
+    prose.write_text("not a log of an engine start\n")
+    for base in (AWQ_FORCED, saved, prose):
+        r = run("gate", "--baseline", str(base), str(NATIVE))
+        assert r.exit_code == 2 and "baseline holds no kernel selection" in r.stderr and str(base) in r.stderr
+
+
+def test_a_json_lines_log_is_still_a_log_side(tmp_path):
+    # Docker json-file wrapping of a real log: starts with "{" but is a log, not a broken report
+    lines = NATIVE_CUTLASS.read_text().splitlines()
+    wrapped = tmp_path / "docker.log"
+    wrapped.write_text("".join(json.dumps({"log": ln + "\n", "stream": "stderr", "time": "t"}) + "\n" for ln in lines))
+    assert run("gate", "--baseline", str(wrapped), str(NATIVE_CUTLASS)).exit_code == 0
+    assert run("gate", "--baseline", str(wrapped), str(MARLIN_SM120)).exit_code == 1

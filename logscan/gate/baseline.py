@@ -145,29 +145,89 @@ class SideError(Exception):
     """A side of a comparison cannot be read (unreadable file, broken JSON report)."""
 
 
-def load_side(path: str, packs: PackSet, stdin_name: Optional[str] = None) -> Report:
-    """A saved JSON report (detected by its ``logscan_version`` key in the first 4 KiB) or a log.
+#: Keys of a one-line JSON log record (Docker json-file ``log``; python-json-logger ``message``/``msg``),
+#: as ``sources/unwrap.py`` reads them: a file of such records is a log, not a broken report.
+_LOG_RECORD_KEYS = ("log", "message", "msg")
 
-    A log goes through ``pipeline.scan_inputs`` (the one pipeline). Raises ``SideError`` when
-    the file cannot be read or a JSON report does not validate.
+
+def _is_log_record(obj: object) -> bool:
+    return isinstance(obj, dict) and any(isinstance(obj.get(k), str) for k in _LOG_RECORD_KEYS)
+
+
+def _first_line_is_log_record(data: bytes) -> bool:
+    first = data.lstrip().split(b"\n", 1)[0]
+    try:
+        return _is_log_record(json.loads(first))
+    except ValueError:
+        return False
+
+
+def _report_from_json(path: str, data: bytes) -> Optional[Report]:
+    """``data`` (a file that starts with ``{`` or ``[``) as a report; None when it is a JSON-lines log.
+
+    Raises ``SideError`` naming ``path`` and the fault when it is neither.
+    """
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        if _first_line_is_log_record(data):
+            return None  # docker json-file / JSON-lines log: one JSON object per line
+        raise SideError(f"{path}: looks like JSON but is not valid JSON ({exc}); "
+                        "expected a report saved by 'logscan scan --format json'") from None
+    if not isinstance(doc, dict):
+        raise SideError(f"{path}: is a JSON {type(doc).__name__}, not a logscan report (a JSON object "
+                        "with \"logscan_version\", saved by 'logscan scan --format json')")
+    if "logscan_version" not in doc:
+        if _is_log_record(doc):
+            return None  # a one-line JSON log
+        raise SideError(f"{path}: is JSON but not a logscan report: no \"logscan_version\" key "
+                        "(save one with 'logscan scan --format json')")
+    try:
+        return Report.model_validate(doc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ())) or "(top level)"
+        raise SideError(f"{path}: not a valid logscan JSON report: {where}: {err.get('msg', '')} "
+                        f"({exc.error_count()} error(s))") from None
+
+
+def load_side(path: str, packs: PackSet, stdin_name: Optional[str] = None) -> Report:
+    """A saved JSON report or a log, read through the one pipeline.
+
+    A file whose first non-blank byte is ``{`` or ``[`` must be a logscan JSON report (``logscan
+    scan`` or ``gate --format json``), unless it is a JSON-lines log (Docker json-file records,
+    one object per line with a ``log``/``message``/``msg`` string). Anything else is a log and
+    goes through ``pipeline.scan_inputs``. Raises ``SideError`` (message: the file and what is
+    wrong) when the file cannot be read, is empty, or looks like JSON but is not a valid report.
     """
     from ..pipeline import scan_inputs
 
     if path != "-":
         try:
             with open(path, "rb") as fh:
-                head = fh.read(4096)
+                head = fh.read(1 << 16)  # a log is streamed by the pipeline; only JSON is read whole
+                body = head.lstrip(b"\xef\xbb\xbf").lstrip()
+                if body[:1] in (b"{", b"["):
+                    body += fh.read()
         except OSError as exc:
             raise SideError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        if head.lstrip().startswith(b"{") and b'"logscan_version"' in head:
-            try:
-                with open(path, "rb") as fh:
-                    return Report.model_validate(json.load(fh))
-            except (ValueError, ValidationError) as exc:
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                raise SideError(f"{path}: not a valid logscan JSON report: {first}") from None
+        if not body:
+            raise SideError(f"{path}: is empty (or blank): a comparison side must be a log or a saved "
+                            "logscan JSON report")
+        if body[:1] in (b"{", b"["):
+            rep = _report_from_json(path, body)
+            if rep is not None:
+                return rep
     report = scan_inputs([path], packs)
     errors = [s.error for s in report.inputs if s.error]
     if errors:
         raise SideError(errors[0])
     return report
+
+
+def require_selection(path: str, report: Report) -> None:
+    """Raise ``SideError`` when ``report`` (the baseline read from ``path``) holds no kernel selection:
+    a baseline that compares nothing would let every family pass as ``new``."""
+    if not any(run.selections for run in report.runs):
+        raise SideError(f"{path}: baseline holds no kernel selection ({len(report.runs)} run(s)); "
+                        "a baseline must show the known-good kernels")

@@ -50,7 +50,8 @@ def cli() -> None:
 
     logscan finds the kernel each quantized layer family runs, places it on the engine's
     ordered fallback ladder (rung k of n), gives its cost class (native, weight_only,
-    emulated, dequant_at_load, portable) and flags silent degradations.
+    emulated, dequant_at_load, portable, or unknown when the log does not tell) and flags
+    silent degradations.
     """
 
 
@@ -124,6 +125,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
         if resolve_gpu(gpu) is None:
             raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
                                      f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
+    _check_version(cuda, "--cuda", "12.8")
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     click.echo(FORMATS[fmt](report), nl=False)
     errors = [s for s in report.inputs if s.error]
@@ -205,14 +207,25 @@ def codes() -> None:
 
 
 @cli.command()
-@click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None)
+@click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Validate the packs of this folder instead of the shipped ones.")
 def packs(patterns_dir: str | None) -> None:
     """Validate the pattern packs and list them (rules, ladders); exit 2 if a pack is broken."""
     ps = load_packs(patterns_dir) if patterns_dir else default_packs()
     click.echo(f"patterns: {ps.root}")
     for name, p in sorted(ps.packs.items()):
         click.echo(f"{name}: {len(p.rules)} rules, {len(p.prefixes)} line formats, "
-                   f"ladders {', '.join(sorted(p.ladders)) or '-'}")
+                   f"ladders {', '.join(sorted(p.ladders, key=_release_key)) or '-'}")
+
+
+def _release_key(release: str):
+    """Sort releases as versions (0.6.6.post1 before 0.33.0), unparsable ones last, by text."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (0, Version(release), "")
+    except InvalidVersion:
+        return (1, Version("0"), release)
 
 
 GATE_FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
@@ -397,20 +410,26 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
     sys.exit(EXIT_FAIL_ON if any(c.regressed for c in changes) else EXIT_OK)
 
 
+def _check_version(value: str | None, hint: str, example: str) -> None:
+    """A version option must parse as PEP 440 (e.g. ``12.8``); raises ``click.BadParameter``."""
+    from packaging.version import InvalidVersion, Version
+
+    if value is None:
+        return
+    try:
+        Version(value)
+    except InvalidVersion:
+        raise click.BadParameter(f"{value!r} is not a version like {example}", param_hint=hint) from None
+
+
 def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None, builds: str | None,
              env: tuple[str, ...], torch: str | None):
     """Build a ``Machine`` from the shared description options; bad values are usage errors."""
     from .analysis.gates import Machine
     from .analysis.gpus import package_name, resolve_gpu
 
-    from packaging.version import InvalidVersion, Version
-
-    for value, hint in ((cuda, "--cuda"), (torch, "--torch")):
-        if value is not None:
-            try:
-                Version(value)
-            except InvalidVersion:
-                raise click.BadParameter(f"{value!r} is not a version like 12.8", param_hint=hint) from None
+    _check_version(cuda, "--cuda", "12.8")
+    _check_version(torch, "--torch", "2.8.0")
     m = Machine(platform=platform.upper(), cuda=cuda, torch=torch)
     if gpu:
         g = resolve_gpu(gpu)
@@ -420,6 +439,9 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
         m.cc, m.gpu = g.cc, g.name
         if platform.upper() == "CUDA" and g.platform != "CUDA":
             m.platform = g.platform
+        elif platform.upper() != g.platform:
+            raise click.BadParameter(f"{g.name} is a {g.platform} device, not {platform.upper()}: "
+                                     f"drop --platform or give a {platform.upper()} device", param_hint="--gpu")
     if with_ is not None:
         items = [i.strip() for i in with_.split(",") if i.strip() and i.strip().lower() != "none"]
         m.packages = frozenset(package_name(i) for i in items)
@@ -485,7 +507,10 @@ def explain(kernel, fmt):
     from .analysis.predict import explain as _explain
     from .formats.ladder import render_explain
 
-    rows = _explain(default_packs(), kernel)
+    if not kernel.strip():
+        raise click.BadParameter("give a kernel class or backend name, e.g. MarlinNvFp4LinearKernel",
+                                 param_hint="KERNEL")
+    rows = _explain(default_packs(), kernel.strip())
     click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
                else render_explain(kernel, rows), nl=False)
 

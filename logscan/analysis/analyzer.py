@@ -323,7 +323,8 @@ class Analyzer:
             elif run.version:
                 info.version_source = "logged"
                 info.version_evidence = f"line {run.version_line}" + (
-                    " (not a release number; newest ladder used)" if idx is not None and idx.releases else "")
+                    "; not a release number, so the newest shipped ladder is used"
+                    if idx is not None and idx.releases else "")
         if idx is not None:
             info.ladder_version = idx.pick_release(v)
         return info

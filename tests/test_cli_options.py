@@ -1,0 +1,40 @@
+"""Option values are checked the same way in every command: a bad one is a usage error (exit 2)."""
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from logscan.cli import cli
+from tests.conftest import FIXTURES
+
+LOG = str(FIXTURES / "vllm" / "vllm-005.log")
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_scan_rejects_a_cuda_that_is_not_a_version():
+    r = run("scan", "--cuda", "abc", LOG)
+    assert r.exit_code == 2 and "not a version like 12.8" in r.output
+
+
+def test_torch_error_names_a_torch_version():
+    r = run("ladder", "vllm", "nvfp4", "--torch", "abc")
+    assert r.exit_code == 2 and "like 2.8.0" in r.output
+
+
+def test_explain_needs_a_name():
+    r = run("explain", " ")
+    assert r.exit_code == 2 and "kernel class or backend name" in r.output
+
+
+def test_gpu_of_another_platform_is_refused():
+    r = run("ladder", "vllm", "nvfp4", "--platform", "rocm", "--gpu", "H100")
+    assert r.exit_code == 2 and "CUDA device" in r.output
+
+
+def test_packs_lists_releases_in_version_order():
+    out = run("packs").output
+    vllm = next(line for line in out.splitlines() if line.startswith("vllm:"))
+    rels = vllm.split("ladders ", 1)[1].split(", ")
+    assert rels.index("0.6.6.post1") < rels.index("0.33.0")

@@ -172,6 +172,9 @@ def test_hostile_log_lines_cannot_inject_workflow_commands(log):
             assert props["file"] == "evil,line=9::x%0A.log"  # decoded back to exactly the source name
         if "evidence: " in data:  # the evidence decodes back to exactly the log text, injection inert
             ev = data.split("evidence: ", 1)[1].rsplit("\ndecided by: ", 1)[0]
+            if "\nreasons:\n  - " in ev:  # reasons follow the evidence, each flattened to one line
+                ev, why = ev.rsplit("\nreasons:\n  - ", 1)
+                assert "\n" not in why.replace("\n  - ", " ")
             assert ev in evidences
     assert set(names) <= {"error", "warning", "notice"}
     assert "set-output" not in names and "add-mask" not in names
@@ -258,3 +261,33 @@ def test_snapshot_every_gate_format(case, snapshot, monkeypatch):
         if fmt == "json":  # the report half is pinned by test_real_logs; pin the gate half here
             out = json.dumps(json.loads(out)["gate"], indent=2) + "\n"
         snapshot.assert_match(out, f"{case}.{ext[fmt]}")
+
+
+KNF = FIXTURES / "vllm" / "vllm-001.log"  # KERNEL_NOT_FOUND: Marlin refused a TP shape (14784 % 128), not the GPU
+
+
+def test_kernel_not_found_reasons_reach_every_ci_format():
+    report, gate = _gate([KNF])
+    reasons = next(f.reasons for r in report.runs for f in r.findings if f.code == "KERNEL_NOT_FOUND")
+    assert len(reasons) == 3 and any("14784" in r for r in reasons)
+    check = next(c for c in gate.checks if c.code == "KERNEL_NOT_FOUND")
+    assert check.reasons == reasons
+    gh = [_parse_command(line) for line in github.render(report, gate).splitlines()]
+    data = next(d for name, p, d in gh if p.get("line") == "2")
+    assert all(f"\n  - {r}" in data for r in reasons)  # one decoded line per kernel's refusal
+    root = ET.fromstring(junit.render(report, gate))
+    fail = root.find(".//failure")
+    assert all(r in fail.get("message") for r in reasons) and all(r in fail.text for r in reasons)
+    doc = json.loads(sarif.render(report, gate))
+    msg = next(res["message"]["text"] for res in doc["runs"][0]["results"] if res["ruleId"] == "KERNEL_NOT_FOUND")
+    assert all(r in msg for r in reasons)
+    md = markdown.render(report, gate)
+    row = next(line for line in md.splitlines() if "KERNEL_NOT_FOUND" in line)
+    assert all(markdown.cell(r, 300) in row for r in reasons)
+
+
+def test_kernel_not_found_blames_no_gpu_when_the_cause_is_a_shape():
+    report, gate = _gate([KNF])
+    check = next(c for c in gate.checks if c.code == "KERNEL_NOT_FOUND")
+    for text in (check.message, github.render(report, gate), markdown.render(report, gate)):
+        assert "on this GPU" not in text and "checkpoint's format" not in text

@@ -12,6 +12,19 @@ def xml_safe(text: str) -> str:
     return _XML_BAD.sub("\ufffd", text)
 
 
+def reasons_text(reasons: list[str], lines: bool = False, limit: int = 300, most: int = 20) -> str:
+    """A check's reasons (``Check.reasons``: the engine's own words, e.g. each kernel's refusal for
+    ``KERNEL_NOT_FOUND``): ``reasons: a; b`` or, with ``lines``, ``reasons:`` then one ``  - a`` line
+    each. Each is flattened and cut to ``limit`` characters, at most ``most`` of them; empty string
+    when there are none. The caller escapes the result for its format."""
+    if not reasons:
+        return ""
+    shown = [one_line(r, limit) for r in reasons[:most]]
+    if len(reasons) > most:
+        shown.append(f"... {len(reasons) - most} more")
+    return "reasons:" + "".join("\n  - " + r for r in shown) if lines else "reasons: " + "; ".join(shown)
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """Collapse all whitespace (newlines included) to single spaces and cut to ``limit`` characters."""
     flat = " ".join(text.split())

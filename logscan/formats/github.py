@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report
-from ._ci import one_line
+from ._ci import one_line, reasons_text
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -47,7 +47,9 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         if c.verdict == Verdict.passed and c.allowance is None:
             continue
         name = {Verdict.fail: "error", Verdict.warn: "warning"}.get(c.verdict, "notice")
-        msg = c.message + (f"\nevidence: {c.evidence}" if c.evidence else "") + f"\ndecided by: {c.decided_by}"
+        msg = (c.message + (f"\nevidence: {c.evidence}" if c.evidence else "")
+               + (f"\n{reasons_text(c.reasons, lines=True)}" if c.reasons else "")
+               + f"\ndecided by: {c.decided_by}")
         out.append(command(name, msg, file=c.source, line=c.line,
                            title=one_line(f"logscan {c.code or c.kind}: {c.name}", 200)))
     if gate is not None:

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report
-from ._ci import one_line, xml_safe
+from ._ci import one_line, reasons_text, xml_safe
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -48,10 +48,13 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             detail = [c.message, f"decided by: {c.decided_by}"]
             if c.evidence:
                 detail.append(f"evidence (line {c.line}): {c.evidence}")
+            if c.reasons:
+                detail.append(reasons_text(c.reasons, lines=True))
             body = xml_safe("\n".join(detail))
             if c.verdict == Verdict.fail:
                 fails += 1
-                fail = ET.SubElement(case, "failure", message=xml_safe(one_line(c.message)), type=c.code or "")
+                fail = ET.SubElement(case, "failure", message=xml_safe(one_line(" ".join(
+                    x for x in (c.message, reasons_text(c.reasons)) if x), 2000)), type=c.code or "")
                 fail.text = body
             elif c.verdict == Verdict.warn or c.allowance is not None:
                 ET.SubElement(case, "system-out").text = body

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report
-from ._ci import one_line
+from ._ci import one_line, reasons_text
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -55,7 +55,8 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             out += ["", "| verdict | code | where | what |", "|---|---|---|---|"]
             for c in bad:
                 where = f"{cell(c.source, 60)}:{c.line}" if c.line else cell(c.source, 60)
-                what = cell(c.message, 300) + (f" — evidence: {cell(c.evidence, 200)}" if c.evidence else "")
+                what = (cell(c.message, 300) + (f" — evidence: {cell(c.evidence, 200)}" if c.evidence else "")
+                        + (f" — {cell(reasons_text(c.reasons), 2000)}" if c.reasons else ""))
                 out.append(f"| {_ICON[c.verdict.value]} {c.verdict.value} | {cell(c.code or '-')} | {where} "
                            f"| {what} |")
         if gate.changes:

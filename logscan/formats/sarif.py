@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..models import Report
-from ._ci import one_line
+from ._ci import one_line, reasons_text
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -53,7 +53,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             "ruleId": c.code,
             "ruleIndex": rule_ids.index(c.code),
             "level": "error" if c.verdict == Verdict.fail else "warning" if c.verdict == Verdict.warn else "note",
-            "message": {"text": one_line(c.message, 2000)},
+            "message": {"text": one_line(" ".join(x for x in (c.message, reasons_text(c.reasons)) if x), 4000)},
             "locations": [{"physicalLocation": loc}],
             "properties": {k: v for k, v in (("kind", c.kind), ("verdict", c.verdict.value), ("run", c.run),
                                              ("family", c.family), ("kernel", c.kernel),

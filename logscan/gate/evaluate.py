@@ -67,6 +67,8 @@ class Check(BaseModel):
     cost_class: Optional[str] = None
     scheme: Optional[str] = None
     evidence: Optional[str] = None
+    #: the engine's own reasons, verbatim log text (e.g. each kernel's refusal for KERNEL_NOT_FOUND)
+    reasons: list[str] = Field(default_factory=list)
     allowance: Optional[Allowance] = None
 
 
@@ -174,7 +176,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       message=f"{f.title}{tag}", verdict=Verdict.passed, decided_by="",
                       source=run.source, line=f.line, run=n, engine=eng, kernel=f.kernel,
                       family=sel.family if sel else None, scheme=sel.scheme if sel else None,
-                      evidence=f.evidence)
+                      evidence=f.evidence, reasons=list(f.reasons))
             subj = Subject(eng, ver, sel.scheme if sel else None, sel.family if sel else None, code=f.code,
                            kernels=tuple(k for k in (f.kernel,) if k))
             checks.append(_judge(c, subj, policy, cmap, today))

@@ -179,6 +179,12 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
     from .follow.command import run_follow
     from .follow.podinfo import PodLabels
 
+    import os
+
+    for inp in inputs:
+        if inp != "-" and os.path.isdir(inp):
+            raise click.BadParameter(f"{inp} is a directory: give a file, or a glob such as "
+                                     f"'{inp.rstrip('/')}/*.log'", param_hint="PATH")
     packs = load_packs(patterns_dir) if patterns_dir else default_packs()
     sys.exit(run_follow(list(inputs), packs, state_file, metrics_addr, mode,
                         PodLabels(namespace, pod, container), poll_interval, idle_flush))

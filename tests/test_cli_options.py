@@ -38,3 +38,15 @@ def test_packs_lists_releases_in_version_order():
     vllm = next(line for line in out.splitlines() if line.startswith("vllm:"))
     rels = vllm.split("ladders ", 1)[1].split(", ")
     assert rels.index("0.6.6.post1") < rels.index("0.33.0")
+
+
+def test_follow_on_a_directory_is_a_usage_error(tmp_path):
+    r = run("follow", "--metrics-addr", "off", str(tmp_path))
+    assert r.exit_code == 2 and "is a directory" in r.output
+
+
+def test_tail_of_a_directory_reads_nothing(tmp_path):
+    from logscan.follow.tail import FileTail
+
+    t = FileTail(str(tmp_path))
+    assert t._open_live() is False

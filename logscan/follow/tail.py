@@ -52,6 +52,7 @@ from __future__ import annotations
 import gzip
 import os
 import select
+import stat
 import zlib
 from collections import deque
 from dataclasses import dataclass
@@ -266,6 +267,9 @@ class FileTail:
         except OSError:
             return False
         st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):  # a directory where a log was (or is named): nothing to read
+            os.close(fd)
+            return False
         self.fd, self.dev, self.ino = fd, st.st_dev, st.st_ino
         self.offset, self.fp, self._skipping = offset, fp, False
         self._fp_reader = lambda n: os.pread(fd, n, 0)

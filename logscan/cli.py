@@ -129,8 +129,13 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     click.echo(FORMATS[fmt](report), nl=False)
     errors = [s for s in report.inputs if s.error]
-    for s in errors:
-        click.echo(f"logscan: {s.error}", err=True)
+    for s in report.inputs:
+        if s.error:
+            click.echo(f"logscan: {s.error}" if s.error.startswith(s.source + ": ")
+                       else f"logscan: {s.source}: {s.error}", err=True)
+        if s.truncated_lines:
+            click.echo(f"logscan: {s.source}: {s.truncated_lines} over-long line(s) cut to the reader's limit",
+                       err=True)
     if any(s.error and s.lines == 0 for s in errors):
         sys.exit(EXIT_USAGE)
     hits = _failed(report, fail)

@@ -239,7 +239,8 @@ class InputStats(BaseModel):
     lines: int = 0
     bytes: int = 0
     truncated_lines: int = 0
-    decode_errors: int = 0
+    decode_errors: int = 0  #: physical lines that were not valid UTF-8 (bad bytes replaced)
+    nul_bytes: int = 0  #: NUL bytes removed (a file pre-allocated and never fully written, binary junk)
     error: Optional[str] = None
 
 

@@ -77,6 +77,31 @@ def test_nul_bytes_anywhere_are_dropped_and_the_kernel_line_still_read(tmp_path,
     assert _rules(report) == [(2, "vllm.linear.format-gemm")]
     assert report["events"][0]["message"].endswith("for NVFP4 GEMM")
     assert report["inputs"][0]["lines"] == 4
+    assert report["inputs"][0]["nul_bytes"] == 5004  # counted whether the line was decoded or skipped
+
+
+def test_damaged_input_gets_one_note_in_the_text_report(tmp_path):
+    """Random bytes: the text report says what was repaired, not only that nothing was recognised."""
+    import random
+
+    rnd = random.Random(7)
+    p = tmp_path / "junk.bin"
+    p.write_bytes(bytes(rnd.randrange(256) for _ in range(50_000)))
+    st = _scan(p, "off")["inputs"][0]
+    out = CliRunner().invoke(cli, ["scan", str(p)]).output
+    notes = [ln for ln in out.splitlines() if ln.startswith("! ")]
+    assert len(notes) == 1, out
+    assert f"{st['decode_errors']} line(s) of invalid UTF-8" in notes[0] and st["decode_errors"] > 100
+    assert f"{st['nul_bytes']} NUL byte(s) removed" in notes[0] and st["nul_bytes"] > 100
+
+
+def test_over_long_line_notice_goes_to_stderr_once(tmp_path):
+    p = tmp_path / "long.log"
+    p.write_bytes(b"x" * (2 * 1024 * 1024) + b"\n" + b"y" * (2 * 1024 * 1024) + b"\n" + KERNEL.encode() + b"\n")
+    r = CliRunner().invoke(cli, ["scan", str(p)])
+    assert r.exit_code == 0
+    assert r.stderr.count("over-long line(s) cut") == 1 and "2 over-long" in r.stderr
+    assert r.stdout.count("over-long line(s) cut") == 1
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from ..models import Report, Run
+from ..models import InputStats, Report, Run
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -76,14 +76,32 @@ def _run(run: Run) -> list[str]:
     return out
 
 
+def input_note(st: InputStats) -> Optional[str]:
+    """One line on what the reader had to repair in one input, or why it stopped; None when clean.
+
+    The error of an input that could not be opened already starts with its path: the path is
+    printed once.
+    """
+    repairs = [f"{n} {what}" for n, what in (
+        (st.decode_errors, "line(s) of invalid UTF-8 (bytes replaced by U+FFFD)"),
+        (st.truncated_lines, "over-long line(s) cut to the reader's limit"),
+        (st.nul_bytes, "NUL byte(s) removed")) if n]
+    parts = []
+    if repairs:
+        parts.append(f"read {st.lines} line(s) with repairs: " + ", ".join(repairs))
+    if st.error:
+        err = st.error[len(st.source) + 2:] if st.error.startswith(st.source + ": ") else st.error
+        parts.append(("input ended early: " if st.lines else "") + err)
+    return f"{st.source}: " + "; ".join(parts) if parts else None
+
+
 def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     """The text report (and the gate's checks, worst first, when given); deterministic."""
     lines: list[str] = []
     for st in report.inputs:
-        if st.error:
-            lines.append(f"! {st.source}: {st.error}")
-        if st.truncated_lines:
-            lines.append(f"! {st.source}: {st.truncated_lines} over-long line(s) cut to the reader's limit")
+        note = input_note(st)
+        if note:
+            lines.append(f"! {note}")
     if not report.runs:
         lines.append("No engine log line about quantization kernels was recognised.")
     for run in report.runs:

@@ -53,6 +53,7 @@ def clean(raw: bytes, stats: InputStats) -> str:
     if "\r" in text:
         text = text.rstrip("\r").replace("\r", " ")
     if "\x00" in text:
+        stats.nul_bytes += text.count("\x00")
         text = text.replace("\x00", "")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
@@ -282,6 +283,7 @@ class LineReader:
         self.n += buf.count(b"\n", a, b)
         st.lines = self.n
         st.bytes += b - a
+        st.nul_bytes += buf.count(b"\x00", a, b)
         if ascii:
             return
         span = buf[a:b]

@@ -108,13 +108,20 @@ def test_sarif_uri_of_an_odd_file_name_is_percent_encoded(tmp_path):
 
 @pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
 def test_junit_one_case_per_selection_and_finding(log):
+    # one case per problem: a selection and the finding about it with the same code are one case
     report, gate = _gate([log])
     root = ET.fromstring(junit.render(report, gate).encode())
     cases = root.findall("./testsuite/testcase")
     n_sel = sum(len(r.selections) for r in report.runs)
     n_find = sum(len(r.findings) for r in report.runs)
-    assert sum(c.get("name").startswith("selection ") for c in cases) == n_sel
-    assert sum(c.get("name").startswith("finding ") for c in cases) == n_find
+    judged = [c for c in gate.checks if c.kind in ("selection", "finding")]
+    assert sum(c.get("name").startswith(("selection ", "finding ")) for c in cases) == len(judged)
+    assert max(n_sel, n_find) <= len(judged) <= n_sel + n_find
+    for r in report.runs:
+        for s in r.selections:  # every selection still judged, alone or folded into its finding
+            assert any(c.run == r.index + 1 and c.family == s.family and s.kernel in c.message for c in judged)
+    coded = [(c.run, c.source, c.family, c.line, c.code) for c in judged if c.code]
+    assert len(coded) == len(set(coded))
     failures = root.findall("./testsuite/testcase/failure")
     assert len(failures) == gate.counts["fail"] == int(root.get("failures"))
     assert int(root.get("tests")) == len(cases) == len(gate.checks)
@@ -291,3 +298,20 @@ def test_kernel_not_found_blames_no_gpu_when_the_cause_is_a_shape():
     check = next(c for c in gate.checks if c.code == "KERNEL_NOT_FOUND")
     for text in (check.message, github.render(report, gate), markdown.render(report, gate)):
         assert "on this GPU" not in text and "checkpoint's format" not in text
+
+
+def test_github_title_says_the_code_once():
+    report, gate = _gate([KNF])
+    titles = [p["title"] for _, p, _ in (_parse_command(x) for x in github.render(report, gate).splitlines())]
+    assert "logscan KERNEL_NOT_FOUND: line 2" in titles
+    assert all(t.count("KERNEL_NOT_FOUND") <= 1 for t in titles)
+    from logscan.packs.loader import default_packs
+
+    packs = default_packs()  # a baseline check's name ends with its code: said once too
+    policy = load_policy(None, set(packs.findings.code), default_policy_path())
+    report = scan_inputs([str(FIXTURES / "vllm" / "vllm-024.log")], packs)
+    gate = evaluate(report, policy, packs.findings, date(2026, 6, 1),
+                    baseline=scan_inputs([str(FIXTURES / "vllm" / "vllm-011.log")], packs))
+    base = [c for c in gate.checks if c.kind == "baseline"]
+    assert base and all(c.name.endswith(c.code) for c in base)
+    assert all(github.title(c).count(c.code or c.kind) == 1 for c in gate.checks)

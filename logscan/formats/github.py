@@ -14,7 +14,7 @@ from ..models import Report
 from ._ci import one_line, reasons_text
 
 if TYPE_CHECKING:
-    from ..gate.evaluate import GateResult
+    from ..gate.evaluate import Check, GateResult
 
 
 def escape_data(value: str) -> str:
@@ -31,6 +31,18 @@ def command(name: str, message: str, **props: object) -> str:
     """One workflow command line, e.g. ``command('error', 'msg', file='a.log', line=3)``."""
     ps = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items() if v is not None)
     return f"::{name}{' ' + ps if ps else ''}::{escape_data(message)}"
+
+
+def title(check: "Check") -> str:
+    """``logscan CODE: name``, the code said once (a finding's name starts with its code, a baseline
+    check's ends with it: ``KERNEL_NOT_FOUND line 2`` gives ``logscan KERNEL_NOT_FOUND: line 2``)."""
+    code = check.code or check.kind
+    rest = check.name
+    if rest.startswith(code):
+        rest = rest[len(code):].lstrip(" :")
+    elif rest.endswith(" " + code):
+        rest = rest[: -len(code) - 1]
+    return f"logscan {code}: {rest}" if rest else f"logscan {code}"
 
 
 def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
@@ -51,7 +63,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
                + (f"\n{reasons_text(c.reasons, lines=True)}" if c.reasons else "")
                + f"\ndecided by: {c.decided_by}")
         out.append(command(name, msg, file=c.source, line=c.line,
-                           title=one_line(f"logscan {c.code or c.kind}: {c.name}", 200)))
+                           title=one_line(title(c), 200)))
     if gate is not None:
         summary = (f"logscan gate: {gate.verdict.value.upper()} ("
                    + ", ".join(f"{n} {v}" for v, n in gate.counts.items()) + f"; policy {gate.policy})")

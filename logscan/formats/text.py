@@ -129,6 +129,6 @@ def _gate(gate: "GateResult") -> list[str]:
         out += _table(rows)
     for c in sorted(gate.checks, key=lambda c: VERDICT_ORDER[c.verdict]):
         where = f"{c.source}:{c.line}" if c.line else c.source
-        out.append(f"  [{c.verdict.value}] {where} {c.code or '-'}: {c.message}")
+        out.append(f"  [{c.verdict.value}] {where} {c.code or c.kind}: {c.message}")
         out.append(f"      decided by {c.decided_by}")
     return out

@@ -1,7 +1,9 @@
 """The gate: a pure function of a ``Report`` (plus a policy, a date and an optional baseline).
 
 Every kernel selection, every finding, every run or input with no kernel selection
-(``NO_KERNEL_SEEN``) and every layer family compared with a baseline becomes one ``Check``.
+(``NO_KERNEL_SEEN``) and every layer family compared with a baseline becomes one ``Check``;
+one problem is one check (a selection and the finding about it with the same code are folded,
+and so are the codes of one baseline family change), keeping the most severe verdict.
 The first policy rule that matches a check decides its level (fail, warn or pass); an
 allow-list entry turns a fail or warn into a pass until its expiry date, and into a fail
 saying it expired after that (an expired entry that matches nothing only warns: remove it).
@@ -22,6 +24,7 @@ from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
 
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
 KERNEL_POLICY = "KERNEL_POLICY"
+NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
 
 
 class Verdict(str, Enum):
@@ -57,7 +60,7 @@ class Check(BaseModel):
     name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
     message: str
     verdict: Verdict
-    decided_by: str  #: the policy rule (file:line) or ``no rule matched``
+    decided_by: str  #: the policy rule (file:line) or ``default: no policy rule matched``
     source: str
     line: Optional[int] = None
     run: Optional[int] = None  #: 1-based run number in the report
@@ -105,7 +108,7 @@ def _decide(policy: Policy, s: Subject, cmap: dict[str, str]) -> tuple[Verdict, 
         if matches(rule, s, cmap):
             why = f" ({rule.reason})" if rule.reason else ""
             return Verdict(rule.level), loc.where, why
-    return Verdict.passed, "no rule matched", ""
+    return Verdict.passed, NO_RULE, ""
 
 
 def _allow(policy: Policy, s: Subject, cmap: dict[str, str], today: date) -> Optional[Allowance]:
@@ -155,6 +158,8 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     """
     cmap = findings.cost_class_finding
     checks: list[Check] = []
+    facts: dict[int, str] = {}  #: id(check) -> its message before the policy's reason was added
+    keys: dict[int, tuple] = {}  #: id(check) -> (run, source, line of its selection, code): one problem
     for run in report.runs:
         eng, ver, n = run.engine.name, run.engine.version, run.index + 1
         for sel in run.selections:
@@ -168,6 +173,8 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       engine=eng, family=sel.family, kernel=sel.kernel, cost_class=sel.cost_class.value,
                       scheme=sel.scheme, evidence=sel.evidence)
             subj = Subject(eng, ver, sel.scheme, sel.family, cost_class=sel.cost_class.value, kernels=kernels)
+            facts[id(c)] = c.message
+            keys[id(c)] = (n, run.source, sel.line, sel.family)
             checks.append(_judge(c, subj, policy, cmap, today))
         for f in run.findings:
             sel = _scheme_of_finding(run, f.kernel, f.line)
@@ -179,6 +186,8 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       evidence=f.evidence, reasons=list(f.reasons))
             subj = Subject(eng, ver, sel.scheme if sel else None, sel.family if sel else None, code=f.code,
                            kernels=tuple(k for k in (f.kernel,) if k))
+            facts[id(c)] = c.message
+            keys[id(c)] = (n, run.source, sel.line, sel.family) if sel else (n, run.source, f.line, None)
             checks.append(_judge(c, subj, policy, cmap, today))
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
@@ -186,6 +195,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       verdict=Verdict.passed, decided_by="", source=run.source, line=run.first_line, run=n,
                       engine=eng)
             checks.append(_judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today))
+    checks = _fold(checks, facts, keys)
     sources_with_runs = {r.source for r in report.runs}
     for st in report.inputs:
         if st.error or st.source in sources_with_runs:
@@ -214,6 +224,43 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       checks=checks, changes=changes, codes=dict(sorted(codes.items())))
 
 
+def _more_severe(a: Check, b: Check) -> bool:
+    """``b`` should be kept over ``a``: a worse verdict; on a tie, a finding (it carries the engine's reasons)."""
+    return (VERDICT_ORDER[b.verdict], b.kind != "finding") < (VERDICT_ORDER[a.verdict], a.kind != "finding")
+
+
+def _merge(a: Check, b: Check, facts: dict[int, str]) -> Check:
+    """One check for two views of one problem: the more severe one, its message naming the other's facts."""
+    if _more_severe(a, b):
+        a, b = b, a
+    fa, fb = facts.get(id(a), a.message), facts.get(id(b), b.message)
+    a.message = f"{fa}; {fb}" + a.message[len(fa):] if a.message.startswith(fa) else f"{a.message}; {fb}"
+    facts[id(a)] = f"{fa}; {fb}"
+    for field in ("family", "kernel", "cost_class", "scheme", "evidence"):
+        if getattr(a, field) is None:
+            setattr(a, field, getattr(b, field))
+    a.reasons = a.reasons + [r for r in b.reasons if r not in a.reasons]
+    return a
+
+
+def _fold(checks: list[Check], facts: dict[int, str], keys: dict[int, tuple]) -> list[Check]:
+    """One check per selection (run, input, its log line) and code: a selection whose cost class
+    implies a finding code (``findings.toml`` ``cost_class_finding``) and the finding raised about
+    that selection (same kernel, or same line) are one problem, counted once. Order: where the
+    first of them stood."""
+    out: list[Check] = []
+    first: dict[tuple, int] = {}
+    for c in checks:
+        key = keys[id(c)] + (c.code,) if c.code and id(c) in keys else None
+        if key is None or key not in first:
+            if key is not None:
+                first[key] = len(out)
+            out.append(c)
+        else:
+            out[first[key]] = _merge(out[first[key]], c, facts)
+    return out
+
+
 def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy, cmap: dict[str, str],
                      today: date) -> list[Check]:
     engines = {r.source: (r.engine.name, r.engine.version) for r in report.runs}
@@ -234,6 +281,7 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
         what = {"KERNEL_MOVED_DOWN": "moved down its ladder since the baseline",
                 "COST_CLASS_CHANGED": f"cost class changed since the baseline ({ch.cost})",
                 "FAMILY_MISSING": "has no kernel selection now", None: f"{ch.status} since the baseline"}
+        judged: list[Check] = []
         for code in codes or [None]:
             c = Check(kind="baseline", code=code, name=ch.family + (f" {code}" if code else ""),
                       message=f"{ch.family} {what[code]}: {before} -> {after} ({ch.reasoning})",
@@ -241,10 +289,19 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
                       engine=eng, family=ch.family, kernel=cur.kernel if cur else (old.kernel if old else None),
                       cost_class=cur.cost_class.value if cur else None, evidence=cur.evidence if cur else None)
             if code is None:
-                c.decided_by = "no change that the baseline judges"
-                out.append(c)
+                c.decided_by = "default: no change that the baseline judges"
+                judged.append(c)
                 continue
             subj = Subject(eng, ver, None, ch.family, code=code,
                            kernels=tuple(k for k in (c.kernel,) if k))
-            out.append(_judge(c, subj, policy, cmap, today))
+            judged.append(_judge(c, subj, policy, cmap, today))
+        # one family change is one check: the most severe code (first listed on a tie), the others named
+        keep = judged[0]
+        for other in judged[1:]:
+            if VERDICT_ORDER[other.verdict] < VERDICT_ORDER[keep.verdict]:
+                keep = other
+        rest = [o for o in judged if o is not keep]
+        if rest:
+            keep.message += "; also " + "; ".join(f"{o.code}: {what[o.code]} ({o.verdict.value})" for o in rest)
+        out.append(keep)
     return out

@@ -127,6 +127,27 @@ class Finding(BaseModel):
     reasons: list[str] = Field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
     remedy: Optional[str] = None
     inferred: bool = False  #: True when no line states it and it follows from the ladder
+    #: how an inferred finding was inferred: ``ladder`` (the kernel's rung) or ``kernel_name``
+    #: (the pack's ``name_cost`` table), ``config`` (the engine's defaults for the config); None if observed
+    inferred_from: Optional[str] = None
+    #: the finding's line is the raised exception that failed the start (``Run.start_failure``)
+    fatal: bool = False
+
+
+class StartFailure(BaseModel):
+    """The engine's own line saying its start failed (a pack rule of kind ``start_failure``).
+
+    e.g. vLLM ``EngineCore failed to start.`` (v1/engine/core.py, 0.8 ->), ``WorkerProc failed
+    to start.`` (v1/executor/multiproc_executor.py); SGLang ``Scheduler hit an exception``.
+    ``cause_line``/``cause``: the raised exception the log gives for it, when one is recognised.
+    """
+
+    line: int
+    evidence: str
+    rule: str
+    process: Optional[str] = None
+    cause_line: Optional[int] = None
+    cause: Optional[str] = None
 
 
 class EngineInfo(BaseModel):
@@ -230,6 +251,7 @@ class Run(BaseModel):
     worst_cost_class: Optional[CostClass] = None
     attention: list[AttentionChoice] = Field(default_factory=list)  #: attention backends chosen
     kv_cache: Optional[KvCache] = None  #: KV-cache dtype asked for and in effect, when the log says
+    start_failure: Optional[StartFailure] = None  #: a line says the engine did not start
 
 
 class InputStats(BaseModel):

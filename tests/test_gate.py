@@ -90,6 +90,12 @@ def test_a_log_with_no_kernel_is_not_a_pass_by_silence(tmp_path):
     assert r.exit_code == 0 and doc["gate"]["verdict"] == "warn"
 
 
+#: vllm-011 and vllm-004 are crashed starts ("EngineCore/WorkerProc failed to start."), which the
+#: default policy fails (START_FAILED, tested in test_start_failure.py); tests of the baseline and
+#: scheme judgement on them let that one check pass and judge the rest.
+START_FAILED_PASSES = '[[rule]]\nlevel = "pass"\ncodes = ["START_FAILED"]\nreason = "judged elsewhere"\n\n'
+
+
 def _policy(tmp_path, text):
     p = tmp_path / "policy.toml"
     p.write_text(text)
@@ -129,7 +135,7 @@ def test_an_expired_entry_also_fails_a_check_that_only_warned(tmp_path):
 
 
 def test_rules_per_scheme_and_per_engine(tmp_path):
-    policy = _policy(tmp_path, """
+    policy = _policy(tmp_path, START_FAILED_PASSES + """
 [[rule]]
 level = "fail"
 engine = "vllm"
@@ -302,8 +308,9 @@ def test_baseline_fails_when_a_kernel_moved_down_its_ladder(good_json):
 
 def test_baseline_against_itself_passes(good_json):
     r, doc = gate_json("--baseline", str(good_json), str(NATIVE_CUTLASS))
-    assert r.exit_code == 0
-    assert {c["kind"] for c in doc["gate"]["checks"]} == {"selection", "baseline"}
+    assert r.exit_code == 1  # the log's start failed: START_FAILED, and nothing else fails
+    assert [c["code"] for c in doc["gate"]["checks"] if c["verdict"] == "fail"] == ["START_FAILED"]
+    assert {c["kind"] for c in doc["gate"]["checks"]} == {"selection", "baseline", "start_failure"}
     assert all(ch["status"] == "same" for ch in doc["gate"]["changes"])
 
 
@@ -318,7 +325,8 @@ def test_baseline_can_be_a_gate_json_or_a_log(tmp_path, good_json):
     gated.write_text(run("gate", "--format", "json", str(NATIVE_CUTLASS)).stdout)
     for base in (gated, NATIVE_CUTLASS):
         assert run("gate", "--baseline", str(base), str(MARLIN_SM120)).exit_code == 1
-        assert run("gate", "--baseline", str(base), str(NATIVE_CUTLASS)).exit_code == 0
+        assert run("gate", "--policy", _policy(tmp_path, START_FAILED_PASSES), "--baseline", str(base),
+                   str(NATIVE_CUTLASS)).exit_code == 0
 
 
 def test_broken_baseline_is_exit_2(tmp_path):
@@ -411,7 +419,8 @@ def test_a_json_lines_log_is_still_a_log_side(tmp_path):
     lines = NATIVE_CUTLASS.read_text().splitlines()
     wrapped = tmp_path / "docker.log"
     wrapped.write_text("".join(json.dumps({"log": ln + "\n", "stream": "stderr", "time": "t"}) + "\n" for ln in lines))
-    assert run("gate", "--baseline", str(wrapped), str(NATIVE_CUTLASS)).exit_code == 0
+    assert run("gate", "--policy", _policy(tmp_path, START_FAILED_PASSES), "--baseline", str(wrapped),
+               str(NATIVE_CUTLASS)).exit_code == 0
     assert run("gate", "--baseline", str(wrapped), str(MARLIN_SM120)).exit_code == 1
 
 

@@ -17,7 +17,7 @@ import regex
 from packaging.version import Version
 
 from ..models import (COST_ORDER, AttentionChoice, CostClass, EngineInfo, Event, Finding, KvCache, Run,
-                      RunConfig, Selection, Severity)
+                      RunConfig, Selection, Severity, StartFailure)
 from ..packs.loader import CompiledRule, Pack, PackSet
 from .archs import check_compiled, parse_cc, parse_compiled
 from .era import EraHint, infer_release
@@ -348,7 +348,7 @@ class Analyzer:
             return
         ev = next((e for e in reversed(run.events)
                    if ac.compiled_fact in self.rules[e.rule][0].rule.sets), run.events[-1])
-        add_finding(ac.finding, ev, ev.rule, reasons=[verdict.reason], inferred=True)
+        add_finding(ac.finding, ev, ev.rule, reasons=[verdict.reason], inferred=True, basis="compiled_archs")
 
     def _infer_platform(self, run: _RunState, info: EngineInfo, pack: Pack) -> None:
         """No platform line: infer it from names only one platform has (ladders, pack hints)."""
@@ -465,6 +465,7 @@ class Analyzer:
                        f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Candidates: "
                        + ("; ".join(k.candidates) or "no software gate recorded") for k in skipped]
             add_finding("UNEXPECTED_FALLBACK", ev, sel.rule, kernel=sel.kernel, reasons=reasons, inferred=True,
+                        basis="ladder",
                         title=f"{sel.kernel} ({sel.family}) is below what sm{machine.cc} should reach: "
                               f"{skipped[0].kernel} ({skipped[0].cost_class})")
 
@@ -480,7 +481,9 @@ class Analyzer:
 
         def add_finding(code: str, ev: Event, rule_id: Optional[str], kernel: Optional[str] = None,
                         reasons: Optional[list[str]] = None, remedy: Optional[str] = None,
-                        inferred: bool = False, title: Optional[str] = None) -> None:
+                        inferred: bool = False, title: Optional[str] = None,
+                        basis: Optional[str] = None) -> None:
+            """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``)."""
             key = code
             if key in findings:
                 f = findings[key]
@@ -488,14 +491,14 @@ class Analyzer:
                     if rs not in f.reasons and len(f.reasons) < 64:
                         f.reasons.append(rs)
                 if f.inferred and not inferred:  # a line stating it beats an inference
-                    findings[key] = f.model_copy(update={"inferred": False, "line": ev.line,
+                    findings[key] = f.model_copy(update={"inferred": False, "inferred_from": None, "line": ev.line,
                                                          "evidence": ev.message[:2000], "rule": rule_id})
                 return
             info = codes.code[code]
             findings[key] = Finding(
                 code=code, severity=Severity(info.severity), title=title or info.title, line=ev.line,
                 evidence=ev.message[:2000], rule=rule_id, kernel=kernel, reasons=list(reasons or []),
-                remedy=remedy, inferred=inferred,
+                remedy=remedy, inferred=inferred, inferred_from=basis if inferred else None,
             )
 
         logged_v = parse_version(info.version) if info.version_source == "logged" else None
@@ -521,6 +524,7 @@ class Analyzer:
                     placement = (idx.place(nearer, kernel, hint, run.platform, run.config.quantization)
                                  if nearer else None)
                 cost: Optional[CostClass] = CostClass(r.cost_class) if r.cost_class else None
+                basis = "ladder" if placement is not None and not r.cost_class else "engine_message"
                 reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
                              if r.cost_class and placement is None else None)
                 if placement is not None and nearer:
@@ -534,12 +538,13 @@ class Analyzer:
                                 and (not nc.quantization or regex.search(nc.quantization, run.config.quantization or ""))):
                             cost = CostClass(nc.cost_class)
                             reasoning = f"cost class from the kernel name: {nc.why}"
+                            basis = "kernel_name"
                             break
                 # one rung of one registry is one selection, whichever lines name it (a "Selected X"
                 # line and the engine's own warning about X are the same choice)
                 key = ((placement.registry.name, placement.position.kernel_class) if placement
                        else (family, kernel))
-                rank = ev.rank or (ev.process if ev.process else None)
+                rank = ev.rank  # a process name without a rank (VllmWorkerProcess) tells no ranks apart
                 if key not in sels:
                     sel = Selection(
                         family=family, kernel=kernel, cost_class=cost or CostClass.unknown,
@@ -558,12 +563,12 @@ class Analyzer:
                       if placement is not None else None)
                 if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
                     code = codes.cost_class_finding[cost.value]
-                    add_finding(code, ev, r.id, kernel=kernel, inferred=True,
+                    add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis,
                                 title=f"{codes.code[code].title}: {kernel} ({family})",
                                 reasons=self._why_cost(placement, lk, cost, reasoning))
                 if (lk is not None and lk.activation_scaling == "per-tensor"
                         and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
-                    add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, reasons=[
+                    add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder", reasons=[
                         f"quantization={run.config.quantization} asks for dynamic per-token FP8 activation "
                         f"scales where the GPU allows it; {placement.position.kernel_class} applies one scale "
                         f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
@@ -578,8 +583,10 @@ class Analyzer:
         for s in sels.values():
             s.selection.ranks = sorted(s.ranks)
             selections.append(s.selection)
+        start_failure = self._start_failure(run, pack, findings)
         # a start that a line says failed (an error finding) ran no kernel: nothing to infer
-        failed = any(f.severity == Severity.error and not f.inferred for f in findings.values())
+        failed = start_failure is not None or any(
+            f.severity == Severity.error and not f.inferred for f in findings.values())
         for sel, hint in ([] if failed else infer_selections(
                 pack, run.config, info.version, selections,
                 {e.kind for e in run.events}, self.gpu, self.cuda)):
@@ -591,7 +598,7 @@ class Analyzer:
             if code:
                 ev0 = Event(line=sel.line, rule=sel.rule, kind="inferred", source=run.source,
                             message=sel.reasoning or sel.evidence)
-                add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True,
+                add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True, basis="config",
                             title=f"{codes.code[code].title}: {sel.kernel} ({sel.family})")
         selections += self._walk_selections(run, pack, selections)
         self._rank_divergence(sels, add_finding)
@@ -603,7 +610,33 @@ class Analyzer:
         worst = min((s.cost_class for s in selections), key=lambda c: order[c], default=None)
         return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                    engine=info, config=run.config, selections=selections, findings=fl,
-                   worst_cost_class=worst, attention=attention, kv_cache=kv)
+                   worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure)
+
+    @staticmethod
+    def _start_failure(run: _RunState, pack: Pack, findings: dict[str, Finding]) -> Optional[StartFailure]:
+        """The first ``start_failure`` line of the run, and the raised exception that caused it.
+
+        The cause is a finding whose line matches the pack's ``exception_line`` (the last line
+        of a traceback, ``RuntimeError: ...``): the last one at or before the failure line (vLLM
+        workers print their exception before ``EngineCore failed to start.``), else the first
+        after it (the traceback that follows the failure line). That finding gets ``fatal``.
+        """
+        ev = next((e for e in run.events if e.kind == "start_failure"), None)
+        if ev is None:
+            return None
+        sf = StartFailure(line=ev.line, evidence=ev.message[:2000], rule=ev.rule, process=ev.process)
+        pat = pack.meta.pack.exception_line
+        if not pat:
+            return sf
+        exc = regex.compile(pat)
+        cands = [f for f in findings.values() if not f.inferred and exc.search(f.evidence)]
+        before = [f for f in cands if f.line <= ev.line]
+        after = [f for f in cands if f.line > ev.line]
+        cause = max(before, key=lambda f: f.line) if before else min(after, key=lambda f: f.line, default=None)
+        if cause is not None:
+            findings[cause.code] = cause.model_copy(update={"fatal": True})
+            sf.cause_line, sf.cause = cause.line, cause.evidence[:2000]
+        return sf
 
     @staticmethod
     def _why_cost(placement, lk, cost: CostClass, reasoning: Optional[str]) -> list[str]:

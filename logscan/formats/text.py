@@ -13,6 +13,11 @@ if TYPE_CHECKING:
 _TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
 
 
+#: What an inferred finding was inferred from (``Finding.inferred_from``), in prose.
+_BASIS = {"ladder": "the ladder rung", "kernel_name": "the kernel name", "engine_message": "the engine's message",
+          "compiled_archs": "the compiled architectures", "config": "the config and engine defaults"}
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -37,9 +42,14 @@ def _run(run: Run) -> list[str]:
     c = run.config
     facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
                                      ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
-                                     ("compute_capability", c.compute_capability)) if v]
+                                     ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
+    sf = run.start_failure
+    if sf is not None:
+        out.append(f"  start FAILED at line {sf.line}: {sf.evidence[:300]}")
+        if sf.cause_line is not None:
+            out.append(f"      cause (line {sf.cause_line}): {(sf.cause or '')[:300]}")
     if run.selections:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:
@@ -66,7 +76,9 @@ def _run(run: Run) -> list[str]:
         out.append("")
         out.append("  Findings (worst first):")
         for f in run.findings:
-            tag = " (inferred from the ladder)" if f.inferred else ""
+            tag = f" (inferred from {_BASIS.get(f.inferred_from or '', 'the log')})" if f.inferred else ""
+            if f.fatal:
+                tag += " [fatal: this exception failed the start]"
             out.append(f"  [{f.severity.value}] {f.code} line {f.line}: {f.title}{tag}")
             out.append(f"      evidence: {f.evidence[:300]}")
             for r in f.reasons[:20]:

@@ -23,6 +23,7 @@ from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
 
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
+START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start (``Run.start_failure``)
 KERNEL_POLICY = "KERNEL_POLICY"
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
 
@@ -55,7 +56,7 @@ class Check(BaseModel):
     ``source`` (None when the check concerns a whole input).
     """
 
-    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow"]
+    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure"]
     code: Optional[str] = None
     name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
     message: str
@@ -189,6 +190,14 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             facts[id(c)] = c.message
             keys[id(c)] = (n, run.source, sel.line, sel.family) if sel else (n, run.source, f.line, None)
             checks.append(_judge(c, subj, policy, cmap, today))
+        sf = run.start_failure
+        if sf is not None:
+            c = Check(kind="start_failure", code=START_FAILED, name=f"{START_FAILED} run {n}",
+                      message=f"run {n}: the engine did not start (line {sf.line}: {sf.evidence[:200]})"
+                              + (f"; cause line {sf.cause_line}" if sf.cause_line else ""),
+                      verdict=Verdict.passed, decided_by="", source=run.source, line=sf.line, run=n,
+                      engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])
+            checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today))
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
                       message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel selection",

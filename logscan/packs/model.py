@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 RuleKind = Literal[
     "linear_kernel", "moe_kernel", "fallback_warning", "kernel_not_found", "backend_override",
     "quant_method", "kv_cache", "attention_backend", "config", "version", "platform",
-    "failure", "optional_package", "gpu", "run_start",
+    "failure", "optional_package", "gpu", "run_start", "start_failure",
 ]
 
 
@@ -118,6 +118,9 @@ class PackMeta(_Strict):
     #: quantization methods whose linear layers ask for dynamic per-token FP8 activation scales
     #: when the GPU allows it: a per-tensor rung under them is FP8_PER_TENSOR_FALLBACK
     per_token_fp8_methods: list[str] = Field(default_factory=list)
+    #: the last line of a raised exception (``RuntimeError: ...``): a finding whose line matches
+    #: it, in a run whose start failed (a ``start_failure`` rule), is reported as the fatal cause
+    exception_line: Optional[str] = None
     #: order in which packs try a line that carries no engine prefix and follows no prefixed
     #: line (lower first): a pack of broad rules yields to one of exact messages
     unprefixed_priority: int = 0

@@ -1,0 +1,99 @@
+"""Crashed starts, inference tags, the config line and ranks in the report (real corpus logs)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from logscan.cli import cli
+from tests.conftest import FIXTURES
+
+VLLM = FIXTURES / "vllm"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def scan_json(path):
+    r = run("scan", "--format", "json", str(path))
+    return json.loads(r.stdout)
+
+
+def _keys(obj):
+    """Every key of every JSON object under ``obj``."""
+    if isinstance(obj, dict):
+        yield from obj
+        for v in obj.values():
+            yield from _keys(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _keys(v)
+
+
+@pytest.mark.parametrize("log,line,evidence", [
+    ("vllm-011.log", 9, "EngineCore failed to start."),
+    ("vllm-021.log", 3, "EngineCore failed to start."),
+    ("vllm-004.log", 2, "WorkerProc failed to start."),
+    ("vllm-019.log", 9, "EngineCore failed to start."),
+])
+def test_a_crashed_start_is_reported_in_json_and_text(log, line, evidence):
+    doc = scan_json(VLLM / log)
+    sf = doc["runs"][-1]["start_failure"]
+    assert sf["line"] == line and sf["evidence"] == evidence and sf["rule"] == "vllm.run.start-failed"
+    # the corpus scorer counts objects with "code" as findings and with "kernel" as selections
+    assert not {"code", "kernel"} & set(_keys(sf))
+    text = run("scan", str(VLLM / log)).stdout
+    assert f"start FAILED at line {line}: {evidence}" in text
+
+
+def test_a_clean_start_has_no_start_failure():
+    doc = scan_json(VLLM / "vllm-009.log")
+    assert [r["start_failure"] for r in doc["runs"]] == [None] * len(doc["runs"])
+    assert "start FAILED" not in run("scan", str(VLLM / "vllm-009.log")).stdout
+
+
+def test_the_deepgemm_runtime_error_is_named_the_fatal_cause():
+    doc = scan_json(VLLM / "vllm-019.log")
+    r = doc["runs"][-1]
+    assert r["start_failure"]["cause_line"] == 7 and "DeepGEMM" in r["start_failure"]["cause"]
+    fatal = [f["code"] for f in r["findings"] if f["fatal"]]
+    assert fatal == ["OPTIONAL_PACKAGE_MISSING"]
+    text = run("scan", str(VLLM / "vllm-019.log")).stdout
+    assert "OPTIONAL_PACKAGE_MISSING line 7" in text and "[fatal: this exception failed the start]" in text
+    assert "cause (line 7): RuntimeError: DeepGEMM" in text
+
+
+def test_gate_fails_a_crashed_start_by_default():
+    # vllm-021: native Marlin WNA16 selection, nothing else fails: only the crash fails the gate
+    r = run("gate", "--format", "json", "--today", "2026-06-01", str(VLLM / "vllm-021.log"))
+    assert r.exit_code == 1
+    doc = json.loads(r.stdout)
+    assert [c["code"] for c in doc["gate"]["checks"] if c["verdict"] == "fail"] == ["START_FAILED"]
+
+
+def test_sglang_inferred_finding_says_it_came_from_the_kernel_name():
+    path = FIXTURES / "sglang" / "sglang-001.log"
+    f = scan_json(path)["runs"][0]["findings"][0]
+    assert f["code"] == "WEIGHT_ONLY_SUBSTITUTION" and f["inferred_from"] == "kernel_name"
+    text = run("scan", str(path)).stdout
+    assert "(inferred from the kernel name)" in text and "(inferred from the ladder" not in text
+    # the family is a layer family, not the kernel's name again
+    assert "linear (Marlin)" not in text
+    # the GPU the log names is on the config line
+    assert "gpu=NVIDIA_A100-SXM4-80GB" in text
+
+
+def test_a_ladder_placed_finding_says_it_came_from_the_ladder_rung():
+    # no real log of the corpus has a ladder-placed emulation; the era fixture names vLLM 0.26 kernels
+    doc = scan_json(VLLM / "synthetic-era-0.26.log")
+    inferred = [f for r in doc["runs"] for f in r["findings"] if f["inferred"]]
+    assert inferred and {f["inferred_from"] for f in inferred} == {"ladder"}
+
+
+def test_ranks_never_show_a_process_name():
+    for log in sorted(VLLM.glob("*.log")):
+        for r in scan_json(log)["runs"]:
+            for s in r["selections"]:
+                assert not any(x.startswith(("Engine", "Vllm", "Worker")) for x in s["ranks"]), (log, s["ranks"])

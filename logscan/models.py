@@ -114,6 +114,12 @@ class Selection(BaseModel):
     rule: str
 
 
+#: What an inferred finding was inferred from (``Finding.inferred_from``), in prose.
+INFERRED_FROM = {"ladder": "the ladder rung", "kernel_name": "the kernel name",
+                 "engine_message": "the engine's message", "compiled_archs": "the compiled architectures",
+                 "config": "the config and engine defaults"}
+
+
 class Finding(BaseModel):
     """A degradation or failure, with its evidence line and the rule or ladder that raised it."""
 
@@ -132,6 +138,12 @@ class Finding(BaseModel):
     inferred_from: Optional[str] = None
     #: the finding's line is the raised exception that failed the start (``Run.start_failure``)
     fatal: bool = False
+
+    def inferred_tag(self) -> str:
+        """`` (inferred from the ladder rung)`` etc. for an inferred finding, else the empty string."""
+        if not self.inferred:
+            return ""
+        return f" (inferred from {INFERRED_FROM.get(self.inferred_from or '', 'the log')})"
 
 
 class StartFailure(BaseModel):

@@ -79,6 +79,8 @@ def test_sglang_inferred_finding_says_it_came_from_the_kernel_name():
     assert f["code"] == "WEIGHT_ONLY_SUBSTITUTION" and f["inferred_from"] == "kernel_name"
     text = run("scan", str(path)).stdout
     assert "(inferred from the kernel name)" in text and "(inferred from the ladder" not in text
+    gate = run("gate", str(path)).stdout
+    assert "(inferred from the kernel name)" in gate and "(inferred from the ladder" not in gate
     # the family is a layer family, not the kernel's name again
     assert "linear (Marlin)" not in text
     # the GPU the log names is on the config line
@@ -97,3 +99,5 @@ def test_ranks_never_show_a_process_name():
         for r in scan_json(log)["runs"]:
             for s in r["selections"]:
                 assert not any(x.startswith(("Engine", "Vllm", "Worker")) for x in s["ranks"]), (log, s["ranks"])
+            for a in r["attention"]:
+                assert not any(x.startswith(("Engine", "Vllm", "Worker")) for x in a["ranks"]), (log, a["ranks"])

@@ -689,7 +689,7 @@ class Analyzer:
             key = norm(name)
             if not key:
                 continue
-            who = ev.rank or ev.process
+            who = ev.rank  # a process name without a rank tells no ranks apart
             if key not in out:
                 cands = ev.groups.get("candidates") or ""
                 out[key] = AttentionChoice(backend=name.strip(), candidates=_LIST_ITEM.findall(cands)[:32],

@@ -13,11 +13,6 @@ if TYPE_CHECKING:
 _TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
 
 
-#: What an inferred finding was inferred from (``Finding.inferred_from``), in prose.
-_BASIS = {"ladder": "the ladder rung", "kernel_name": "the kernel name", "engine_message": "the engine's message",
-          "compiled_archs": "the compiled architectures", "config": "the config and engine defaults"}
-
-
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -76,7 +71,7 @@ def _run(run: Run) -> list[str]:
         out.append("")
         out.append("  Findings (worst first):")
         for f in run.findings:
-            tag = f" (inferred from {_BASIS.get(f.inferred_from or '', 'the log')})" if f.inferred else ""
+            tag = f.inferred_tag()
             if f.fatal:
                 tag += " [fatal: this exception failed the start]"
             out.append(f"  [{f.severity.value}] {f.code} line {f.line}: {f.title}{tag}")

@@ -179,7 +179,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             checks.append(_judge(c, subj, policy, cmap, today))
         for f in run.findings:
             sel = _scheme_of_finding(run, f.kernel, f.line)
-            tag = " (inferred from the ladder)" if f.inferred else ""
+            tag = f.inferred_tag()
             c = Check(kind="finding", code=f.code, name=f"{f.code} line {f.line}",
                       message=f"{f.title}{tag}", verdict=Verdict.passed, decided_by="",
                       source=run.source, line=f.line, run=n, engine=eng, kernel=f.kernel,

@@ -101,3 +101,18 @@ def test_ranks_never_show_a_process_name():
                 assert not any(x.startswith(("Engine", "Vllm", "Worker")) for x in s["ranks"]), (log, s["ranks"])
             for a in r["attention"]:
                 assert not any(x.startswith(("Engine", "Vllm", "Worker")) for x in a["ranks"]), (log, a["ranks"])
+
+
+def test_sglang_scheduler_exception_is_a_failed_start_with_its_cause(tmp_path):
+    # no corpus log of SGLang shows the scheduler's death: the line shapes of
+    # managers/scheduler.py run_scheduler_process, with sglang-008's real RuntimeError as the cause
+    p = tmp_path / "sglang-crash.log"
+    p.write_text(
+        "[2025-08-07 10:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl/python/sglang/srt/managers/scheduler.py", line 2620, in run_scheduler_process\n'
+        + (FIXTURES / "sglang" / "sglang-008.log").read_text().splitlines()[0] + "\n")
+    r = scan_json(p)["runs"][0]
+    assert r["engine"]["name"] == "sglang"
+    assert r["start_failure"]["line"] == 1 and r["start_failure"]["rule"] == "sglang.run.start-failed"
+    assert r["start_failure"]["cause_line"] == 3
+    assert [f["code"] for f in r["findings"] if f["fatal"]] == ["KERNEL_NOT_FOUND"]

@@ -381,11 +381,12 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
       logscan diff good.json server.log
       logscan diff vllm-0.10.log vllm-0.11.log
     """
-    from .gate.baseline import SideError, compare, load_side
+    from .gate.baseline import SideError, compare, load_side, require_selection
 
     packs = load_packs(patterns_dir) if patterns_dir else default_packs()
     try:
         a, b = load_side(old, packs), load_side(new, packs)
+        require_selection(old, a)  # an OLD side that compares nothing would show every family as new
     except SideError as exc:
         click.echo(f"logscan: {exc}", err=True)
         sys.exit(EXIT_USAGE)

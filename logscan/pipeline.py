@@ -184,6 +184,8 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
             unwrapper = Unwrapper()
             for n, text, trunc in reader:
                 for rec in unwrapper.feed(n, text, trunc):
+                    if rec[2] and not trunc:  # a joined CRI/Docker record cut at the unwrapper's cap
+                        stats.truncated_lines += 1
                     items.extend(pipe.feed(*rec))
                 # a partial record or a multi-line event is open: the reader must not skip
                 reader.hold = unwrapper.pending or not pipe.quiescent
@@ -192,6 +194,8 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
                     index = len(report.runs)
                     items.clear()
             for rec in unwrapper.flush():
+                if rec[2]:  # a partial record the input never finished
+                    stats.truncated_lines += 1
                 items.extend(pipe.feed(*rec))
             items.extend(pipe.close())
             _collect(items, report, index)

@@ -50,3 +50,29 @@ def test_tail_of_a_directory_reads_nothing(tmp_path):
 
     t = FileTail(str(tmp_path))
     assert t._open_live() is False
+
+
+def test_diff_refuses_an_old_side_without_kernels(tmp_path):
+    empty = tmp_path / "old.log"
+    empty.write_text("INFO 01-01 00:00:00 [x.py:1] nothing about kernels here\n")
+    r = run("diff", str(empty), LOG)
+    assert r.exit_code == 2 and "no kernel selection" in r.output
+
+
+def test_gate_on_an_unreadable_input_does_not_say_pass(tmp_path):
+    import gzip
+
+    p = tmp_path / "cut.log.gz"
+    p.write_bytes(gzip.compress(b"x" * 5000)[:30])
+    r = run("gate", str(p))
+    assert r.exit_code == 2
+    assert "Gate: PASS" not in r.output and "NO_KERNEL_SEEN" in r.output
+
+
+def test_cri_record_never_finished_is_counted_as_cut(tmp_path):
+    import json as _json
+
+    p = tmp_path / "cri.log"
+    p.write_text("2026-01-07T13:43:10Z stdout P (EngineCore pid=1) INFO 01-07 13:43:10 [x.py:1] Using Marlin\n")
+    doc = _json.loads(run("scan", "--format", "json", str(p)).stdout)
+    assert doc["inputs"][0]["truncated_lines"] == 1

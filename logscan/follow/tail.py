@@ -136,7 +136,25 @@ def rotation_order(base: str, name: str) -> tuple:
     return (1, suffix, name)
 
 
-class FileTail:
+class _LineCut:
+    """What a tail does with one complete line: drop the end of an over-long one, cut the rest."""
+
+    max_line: int
+    dropped: int
+    _skipping: bool
+
+    def _complete(self, raw: bytes) -> Optional[tuple[bytes, bool]]:
+        """``(line, cut)`` for a complete line; None for the tail of an over-long line already cut."""
+        if self._skipping:
+            self._skipping = False
+            return None
+        if len(raw) > self.max_line:
+            self.dropped += 1
+            return raw[: self.max_line], True
+        return raw, False
+
+
+class FileTail(_LineCut):
     """Follows one path (the live name of a log) through rotations; see the module docstring.
 
     ``poll()`` yields ``(raw_line_without_newline, truncated)`` for every new complete line;
@@ -304,14 +322,9 @@ class FileTail:
             start = end
             if len(self.fp) < FP_LEN and self.offset > len(self.fp) and self._fp_reader is not None:
                 self.fp = self._fp_reader(min(FP_LEN, self.offset))
-            if self._skipping:
-                self._skipping = False
-                continue
-            if len(raw) > self.max_line:
-                self.dropped += 1
-                yield raw[: self.max_line], True
-            else:
-                yield raw, False
+            item = self._complete(raw)
+            if item is not None:
+                yield item
 
     def _read_fd(self) -> Iterator[tuple[bytes, bool]]:
         """Read the live descriptor from ``offset`` to its end; sets ``_grew``."""
@@ -550,7 +563,7 @@ class FileTail:
             yield from self._read_fd()
 
 
-class StreamTail:
+class StreamTail(_LineCut):
     """Lines of a pipe or stdin, read without blocking (``select``); ``eof`` once it ends."""
 
     def __init__(self, fd: int, max_line: int = MAX_LINE):
@@ -580,14 +593,9 @@ class StreamTail:
                 break
             raw = bytes(buf[start:nl])
             start = nl + 1
-            if self._skipping:
-                self._skipping = False
-                continue
-            if len(raw) > self.max_line:
-                self.dropped += 1
-                yield raw[: self.max_line], True
-            else:
-                yield raw, False
+            item = self._complete(raw)
+            if item is not None:
+                yield item
         del buf[:start]
         if len(buf) > self.max_line and not self._skipping:
             self.dropped += 1

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from logscan.analysis.analyzer import KNOWN_RELEASES
+from logscan.analysis.analyzer import candidate_releases
+from logscan.packs.loader import default_packs
+
+KNOWN_RELEASES = candidate_releases(default_packs().packs["vllm"])
 from logscan.analysis.era import EraHint, infer_release
 from logscan.analysis.ladders import LadderIndex
 from logscan.packs.loader import default_packs

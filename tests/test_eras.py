@@ -127,3 +127,13 @@ def test_degradations_only_the_rung_tells_end_to_end():
     assert (s.cost_class.value, s.ladder.rung, s.ladder.rungs) == ("native", 4, 6)
     assert [(f.code, f.inferred) for f in fp8.findings] == [("FP8_PER_TENSOR_FALLBACK", True)]
     assert fp8.config.quantization == "fp8" and fp8.engine.platform == "CUDA"
+
+
+def test_version_inference_candidates_come_from_each_engines_pack():
+    """vLLM's release list lives in its pack; an engine without one infers among its own ladders only."""
+    from logscan.analysis.analyzer import candidate_releases
+    from logscan.packs.loader import default_packs
+
+    packs = default_packs().packs
+    assert candidate_releases(packs["vllm"])[0] == "0.5.5" and candidate_releases(packs["vllm"])[-1] == "0.33.0"
+    assert set(candidate_releases(packs["trtllm"])) == set(packs["trtllm"].ladders)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 import regex
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from ..models import (COST_ORDER, AttentionChoice, CostClass, EngineInfo, Event, Finding, KvCache, Run,
                       RunConfig, Selection, Severity, StartFailure)
@@ -59,12 +59,18 @@ def kv_norm(dtype: str) -> str:
     d = dtype.strip().strip("'\"").lower().replace("torch.", "")
     return _KV_SAME.get(d, d)
 
-#: How reports name an engine ("fell 3 rungs on ... (CUDA, vLLM 0.33.0)").
-_ENGINE_TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
+def candidate_releases(pack: Pack) -> list[str]:
+    """Releases version inference may pick for ``pack``: its ``releases`` list, else its shipped ladders'."""
+    if pack.meta.pack.releases:
+        return list(pack.meta.pack.releases)
+    return sorted(pack.ladders, key=_release_order)
 
-#: vLLM releases whose sources the reference data covers; the candidates of version inference.
-KNOWN_RELEASES = ["0.5.5", "0.6.6.post1", "0.7.3", "0.8.5.post1", "0.9.2", "0.10.2", "0.11.2",
-                  "0.14.1", "0.18.1", "0.22.1", "0.26.0", "0.30.0", "0.33.0"]
+
+def _release_order(release: str):
+    try:
+        return (0, Version(release))
+    except InvalidVersion:
+        return (1, Version("0"))
 
 
 def fill(template: str, groups: dict[str, str]) -> str:
@@ -312,7 +318,7 @@ class Analyzer:
             info.version, info.version_source = run.version, "logged"
             info.version_evidence = f"line {run.version_line}"
         else:
-            guess = infer_release(self._era_hints(run), self.packs.packs[run.engine].meta.pack.releases or KNOWN_RELEASES)
+            guess = infer_release(self._era_hints(run), candidate_releases(self.packs.packs[run.engine]))
             if run.version:
                 info.version = run.version
             if guess is not None:
@@ -370,7 +376,7 @@ class Analyzer:
             why = ""
             if selected and idx is not None and info.ladder_version:  # a selected class: its ladders
                 plats = {p for p in idx.platforms_holding(info.ladder_version, name) if p in PLATFORMS}
-                why = f"{name} is only on the {next(iter(plats), '')} ladders of {_ENGINE_TITLE.get(run.engine, run.engine)} {info.ladder_version}"
+                why = f"{name} is only on the {next(iter(plats), '')} ladders of {self.packs.packs[run.engine].meta.pack.title or run.engine} {info.ladder_version}"
             if len(plats) != 1:  # else the pack's platform-only names (attention, finding kernels)
                 plats, why = set(), ""
                 for h in pack.meta.platform_hint:

@@ -108,12 +108,13 @@ class ProcessTag(_Strict):
 
 class PackMeta(_Strict):
     engine: str
+    title: str = ""  #: how reports name the engine (``vLLM``, ``TensorRT-LLM``); default ``engine``
     description: str = ""
     schema_version: int = 1
     #: regex over a process name whose ``rank`` group names the rank (``Worker_TP1`` -> ``TP1``)
     rank_from_process: str = r"_(?P<rank>(?:[A-Z]+\d+_?)+)$"
     #: releases whose sources the pack was written from, oldest first: the candidates of
-    #: version inference when the log prints no version (empty: the analyser's vLLM list)
+    #: version inference when the log prints no version (empty: the releases of the shipped ladders)
     releases: list[str] = Field(default_factory=list)
     #: quantization methods whose linear layers ask for dynamic per-token FP8 activation scales
     #: when the GPU allows it: a per-tensor rung under them is FP8_PER_TENSOR_FALLBACK

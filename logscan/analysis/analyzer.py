@@ -32,32 +32,24 @@ _LIST_ITEM = regex.compile(r"[\w.\-/]{1,80}")
 #: Platforms that have their own ladders (registry platform keys other than these are branch labels).
 PLATFORMS = ("CUDA", "ROCM", "XPU", "CPU", "TPU")
 
-#: KV-cache dtype spellings that mean the same storage (vLLM ``CacheDType``: ``fp8`` is e4m3).
-_KV_SAME = {"fp8": "fp8_e4m3", "bf16": "bfloat16", "fp16": "float16", "half": "float16",
-            # torch dtypes SGLang logs for the KV pool (mem_cache/kv_cache_dtype.py, 0.5.16 ->):
-            # fp8_e4m3 and mxfp8 are stored as float8_e4m3fn, nvfp4 / fp4_mx_block16 as float4_e2m1fn_x2
-            "float8_e4m3fn": "fp8_e4m3", "float8_e4m3fnuz": "fp8_e4m3", "mxfp8": "fp8_e4m3",
-            "float8_e5m2": "fp8_e5m2", "float8_e5m2fnuz": "fp8_e5m2",
-            "float4_e2m1fn_x2": "fp4", "nvfp4": "fp4", "fp4_mx_block16": "fp4", "fp4_e2m1": "fp4"}
-
-
-def kv_same(asked: str, used: str) -> bool:
-    """Whether two KV-cache dtype spellings can be the same storage.
+def kv_same(asked: str, used: str, aliases: Optional[dict[str, str]] = None) -> bool:
+    """Whether two KV-cache dtype spellings can be the same storage (``aliases``: the pack's
+    ``kv_dtype_aliases``, spelling -> canonical name).
 
     A bare ``fp8`` matches any FP8 variant: vLLM 0.5.5 -> 0.18.1 prints the fixed text "Using
     fp8 data type to store kv cache" whichever of e4m3 / e5m2 was asked (config/cache.py).
     """
-    a, b = kv_norm(asked), kv_norm(used)
+    a, b = kv_norm(asked, aliases), kv_norm(used, aliases)
     if a == b:
         return True
     bare = {x.strip().strip("'\"").lower() for x in (asked, used)}
     return "fp8" in bare and a.startswith("fp8") and b.startswith("fp8")
 
 
-def kv_norm(dtype: str) -> str:
-    """Canonical KV-cache dtype name: ``fp8`` -> ``fp8_e4m3``, ``bf16`` -> ``bfloat16``, ``torch.`` dropped."""
+def kv_norm(dtype: str, aliases: Optional[dict[str, str]] = None) -> str:
+    """Canonical KV-cache dtype name through the pack's aliases (vLLM: ``fp8`` -> ``fp8_e4m3``), ``torch.`` dropped."""
     d = dtype.strip().strip("'\"").lower().replace("torch.", "")
-    return _KV_SAME.get(d, d)
+    return (aliases or {}).get(d, d)
 
 def candidate_releases(pack: Pack) -> list[str]:
     """Releases version inference may pick for ``pack``: its ``releases`` list, else its shipped ladders'."""
@@ -609,7 +601,7 @@ class Analyzer:
         selections += self._walk_selections(run, pack, selections)
         self._rank_divergence(sels, add_finding)
         attention = self._attention(run)
-        kv = self._kv_cache(run, add_finding)
+        kv = self._kv_cache(run, add_finding, pack.meta.pack.kv_dtype_aliases)
         order = {c: i for i, c in enumerate(COST_ORDER)}
         sev = {"error": 0, "warning": 1, "info": 2}
         fl = sorted(findings.values(), key=lambda f: (sev[f.severity.value], f.line, f.code))
@@ -705,7 +697,7 @@ class Analyzer:
         return list(out.values())
 
     @staticmethod
-    def _kv_cache(run: _RunState, add_finding) -> Optional[KvCache]:
+    def _kv_cache(run: _RunState, add_finding, aliases: dict[str, str]) -> Optional[KvCache]:
         """KV-cache dtype asked for versus in effect; a quantized request that did not hold is
         KV_CACHE_DTYPE_FALLBACK (unless a rule already raised it from the line itself)."""
         req = run.config.kv_cache_dtype
@@ -715,7 +707,7 @@ class Analyzer:
         if run.kv_used is not None:
             used, ev = run.kv_used
             kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, ev.message[:2000]
-            if req and kv_norm(req) != "auto" and not kv_same(req, used):
+            if req and kv_norm(req, aliases) != "auto" and not kv_same(req, used, aliases):
                 add_finding("KV_CACHE_DTYPE_FALLBACK", ev, ev.rule,
                             reasons=[f"requested kv_cache_dtype={req} (line {run.kv_requested_line}), "
                                      f"in effect {used} (line {ev.line})"])

@@ -109,6 +109,9 @@ class ProcessTag(_Strict):
 class PackMeta(_Strict):
     engine: str
     title: str = ""  #: how reports name the engine (``vLLM``, ``TensorRT-LLM``); default ``engine``
+    #: KV-cache dtype spellings (lower case, ``torch.`` dropped) -> the canonical name they store as;
+    #: a request and an in-effect dtype with the same canonical name are no fallback
+    kv_dtype_aliases: dict[str, str] = Field(default_factory=dict)
     description: str = ""
     schema_version: int = 1
     #: regex over a process name whose ``rank`` group names the rank (``Worker_TP1`` -> ``TP1``)

@@ -103,13 +103,8 @@ class _RunState:
     attention: list[tuple[str, Event]] = field(default_factory=list)
     rules_seen: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
-    findings: dict[tuple, Finding] = field(default_factory=dict)
     started: bool = False
     engine_sure: bool = False  #: a line of the run named its engine (prefix or start marker)
-
-    @property
-    def busy(self) -> bool:
-        return bool(self.events)
 
 
 class Analyzer:

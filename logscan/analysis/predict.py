@@ -234,23 +234,22 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
     ladders += [lf for lfs in extra.values() for lf in lfs]
     for lf in sorted(ladders, key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
         eng, rel = lf.engine, lf.version
-        if True:
-            for reg in lf.registry:
-                if reg.kind == "attention":
-                    continue
-                for plat, rungs in reg.platforms.items():
-                    for i, name in enumerate(rungs):
-                        k = lf.kernel.get(name)
-                        names = [name] + (k.aliases if k else [])
-                        if not any(norm(n) == want for n in names):
-                            continue
-                        rows.append({
-                            "engine": eng, "ladder_version": rel, "registry": reg.name, "role": reg.role,
-                            "platform": plat, "rung": i + 1, "rungs": len(rungs), "kernel": name,
-                            "cost_class": reg.cost.get(name) or (k.cost_class if k else "unknown"),
-                            "gate": " & ".join(describe(t) for t in k.gates) if k and k.gates else (k.gate if k else ""),
-                            "above": rungs[:i],
-                        })
+        for reg in lf.registry:
+            if reg.kind == "attention":
+                continue
+            for plat, rungs in reg.platforms.items():
+                for i, name in enumerate(rungs):
+                    k = lf.kernel.get(name)
+                    names = [name] + (k.aliases if k else [])
+                    if not any(norm(n) == want for n in names):
+                        continue
+                    rows.append({
+                        "engine": eng, "ladder_version": rel, "registry": reg.name, "role": reg.role,
+                        "platform": plat, "rung": i + 1, "rungs": len(rungs), "kernel": name,
+                        "cost_class": reg.cost.get(name) or (k.cost_class if k else "unknown"),
+                        "gate": " & ".join(describe(t) for t in k.gates) if k and k.gates else (k.gate if k else ""),
+                        "above": rungs[:i],
+                    })
     return rows
 
 

@@ -29,11 +29,6 @@ class PodLabels:
     #: kubelet's restart count of the container (the ``N`` of ``N.log``); not a label
     restart: Optional[int] = None
 
-    def as_dict(self) -> dict[str, str]:
-        """The known fields only."""
-        return {k: v for k, v in (("namespace", self.namespace), ("pod", self.pod),
-                                  ("container", self.container)) if v}
-
 
 def labels_from_path(path: str) -> PodLabels:
     """Namespace, pod and container named by a kubelet log path; all None for any other path.

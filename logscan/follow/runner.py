@@ -117,7 +117,6 @@ class Follower:
         self._last_save = 0.0
         self._last_state = ""
         self._state_error = ""
-        self._finding_sev = {c: i.severity for c, i in packs.findings.code.items()}
         self._state = self._load_state()
 
     # -- state ---------------------------------------------------------------------------

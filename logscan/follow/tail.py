@@ -181,7 +181,6 @@ class FileTail(_LineCut):
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
         self.dropped = 0
-        self.caught_up = False  # True once a poll reached the end of the live file
         self.notes: list[str] = []  # human-readable events (rotation gaps), drained by the caller
 
     @property
@@ -534,7 +533,6 @@ class FileTail(_LineCut):
         except OSError:
             st = None
         if st is not None and (st.st_dev, st.st_ino) == (self.dev, self.ino):
-            self.caught_up = True
             return
         if self._grew:
             return  # the old file still grows (writer not reopened yet): one more poll
@@ -570,7 +568,6 @@ class StreamTail(_LineCut):
         self.fd = fd
         self.max_line = max_line
         self.eof = False
-        self.caught_up = False
         self.dropped = 0
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
@@ -615,11 +612,10 @@ class StreamTail(_LineCut):
                 return
             ready, _, _ = select.select([self.fd], [], [], 0)
             if not ready:
-                self.caught_up = True
                 return
             data = os.read(self.fd, CHUNK)
             if not data:
-                self.eof = self.caught_up = True
+                self.eof = True
                 yield from self._lines(final=True)
                 return
             self._buf += data

@@ -303,3 +303,14 @@ def test_the_short_keyword_guard_tells_tokens_from_words():
 def test_the_generic_keyword_guard_can_fail():
     lines = [ln.lower() for ln in itertools.islice(BENCH.runtime_lines(seed=1), 2000)]
     assert sum("model" in ln for ln in lines) > 2  # the word 'model' (a former keyword) is everywhere
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abcAB _-.x\u00e9", min_size=0, max_size=6), max_size=25))
+def test_minimal_literals_drops_exactly_the_keywords_that_contain_another(keywords):
+    """The fast (joined-buffer) reduction equals the pairwise definition on any keyword set."""
+    from logscan.sources.prefilter import minimal_literals
+
+    low = sorted({k.encode("utf-8").lower() for k in keywords if k})
+    pairwise = [k for k in low if not any(o != k and o in k for o in low)]
+    assert minimal_literals(keywords) == pairwise

@@ -91,3 +91,41 @@ def test_closing_the_reader_early_stops_the_read_ahead_thread(monkeypatch):
     next(r)
     r.close()
     assert not any(t.name == "logscan-read-ahead" and t.is_alive() for t in threading.enumerate())
+
+
+def _rules(ps):
+    return {e: [(cr.rule, cr.regex.pattern, str(cr.versions), cr.path) for cr in p.rules] for e, p in ps.packs.items()}
+
+
+def test_pickled_packset_is_used_and_equal_to_a_fresh_load(cache, tmp_path):
+    dst = tmp_path / "patterns"
+    shutil.copytree(patterns_root(), dst)
+    fresh = load_packs(dst)
+    stored = list(cache.glob("packset-*.pickle"))
+    assert len(stored) == 1
+    again = load_packs(dst)
+    assert again is not fresh and _rules(again) == _rules(fresh)
+    assert again.findings == fresh.findings and again.derived == {}
+    assert {e: sorted(p.ladders) for e, p in again.packs.items()} == {e: sorted(p.ladders) for e, p in fresh.packs.items()}
+
+
+def test_a_changed_pack_file_misses_the_pickled_packset(cache, tmp_path):
+    dst = tmp_path / "patterns"
+    shutil.copytree(patterns_root(), dst)
+    load_packs(dst)
+    (dst / "vllm" / "rules" / "99-extra.toml").write_text(
+        '[[rule]]\nid = "vllm.extra.probe"\nkind = "failure"\npattern = "probe line xyz"\n'
+        'keywords = ["probe line xyz"]\nexamples = ["probe line xyz"]\n')
+    assert "vllm.extra.probe" in [cr.rule.id for cr in load_packs(dst).packs["vllm"].rules]
+
+
+def test_a_pickled_packset_writable_by_others_is_not_loaded(cache, tmp_path):
+    import os
+
+    dst = tmp_path / "patterns"
+    shutil.copytree(patterns_root(), dst)
+    load_packs(dst)
+    (stored,) = cache.glob("packset-*.pickle")
+    stored.write_bytes(b"not a pickle at all")
+    os.chmod(stored, 0o666)
+    assert "vllm" in load_packs(dst).packs  # neither unpickled nor an error

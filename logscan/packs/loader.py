@@ -264,6 +264,16 @@ def load_packs(root: Optional[Path] = None, engines: Optional[list[str]] = None)
     Raises ``PackError`` on the first invalid file, naming it (and the rule id).
     """
     root = Path(root) if root else patterns_root()
+    key = _packset_key(root, engines)
+    hit = _cached_packset(key)
+    if hit is not None:
+        return hit
+    packset = _load_packset(root, engines)
+    _store_packset(key, packset)
+    return packset
+
+
+def _load_packset(root: Path, engines: Optional[list[str]]) -> PackSet:
     findings_path = root / "findings.toml"
     findings = _validate(FindingsFile, _read_toml(findings_path), findings_path)
     packs = {}
@@ -279,6 +289,74 @@ def load_packs(root: Optional[Path] = None, engines: Optional[list[str]] = None)
         raise PackError(root, "no pack found (expected <engine>/pack.toml)")
     _check_patterns(root, packs)
     return PackSet(root=root, packs=packs, findings=findings)
+
+
+#: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache.
+_CODE = ("model.py", "loader.py")
+
+
+def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
+    """Cache key of the ``PackSet`` of ``root``: every TOML file's path, size and mtime (ns),
+    the bytes of the pack-model code, and the logscan, pydantic, ``regex`` and Python versions.
+    None when caching is off or a file cannot be listed."""
+    import hashlib
+
+    import pydantic
+
+    from .. import __version__
+    from ..cache import cache_dir
+
+    if cache_dir() is None:
+        return None
+    try:
+        files = sorted((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*.toml"))
+        code = [(Path(__file__).parent / name).read_bytes() for name in _CODE]
+    except OSError:
+        return None
+    blob = repr((__version__, pydantic.VERSION, regex.__version__, sys.version, files, sorted(engines or []), code))
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _cached_packset(key: Optional[str]) -> Optional[PackSet]:
+    """The pickled ``PackSet`` stored under ``key``, or None (missing, unreadable, foreign, stale).
+
+    Only a file owned by this user and writable by nobody else is unpickled: the cache folder is
+    the user's own (``$LOGSCAN_CACHE_DIR`` or ``~/.cache/logscan``), like pip's.
+    """
+    import os
+    import pickle
+    import stat
+
+    from ..cache import cache_dir
+
+    if key is None:
+        return None
+    path = cache_dir() / f"packset-{key}.pickle"
+    try:
+        with path.open("rb") as fh:
+            st = os.fstat(fh.fileno())
+            if (hasattr(os, "geteuid") and st.st_uid != os.geteuid()) or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return None
+            obj = pickle.load(fh)
+    except Exception:  # missing, truncated, or written by another build: load from the TOML files
+        return None
+    return obj if isinstance(obj, PackSet) else None
+
+
+def _store_packset(key: Optional[str], packset: PackSet) -> None:
+    """Pickle ``packset`` (without its per-process ``derived`` objects) under ``key``; best effort."""
+    import pickle
+
+    from ..cache import cache_dir, write_atomic
+
+    if key is None:
+        return
+    try:
+        blob = pickle.dumps(PackSet(root=packset.root, packs=packset.packs, findings=packset.findings),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # an unpicklable object in a pack: no cache, never an error
+        return
+    write_atomic(cache_dir() / f"packset-{key}.pickle", blob)
 
 
 def _check_patterns(root: Path, packs: dict) -> None:

@@ -141,9 +141,38 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
 
 
 def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
-    """Lower-cased UTF-8 keywords, without those that contain another one (same lines hit)."""
+    """Lower-cased UTF-8 keywords, without those that contain another one (same lines hit).
+
+    Sorted. One ``bytes.find`` pass per literal over all literals joined by NUL (a byte no
+    keyword holds), instead of a pairwise ``in`` test: ~460 keywords cost ~1 ms, not ~30 ms
+    of every start-up.
+    """
     low = sorted({k.encode("utf-8").lower() for k in keywords if k})
-    return [k for k in low if not any(o != k and o in k for o in low)]
+    drop = _containing(low, low)
+    return [k for k in low if k not in drop]
+
+
+def _containing(literals: list[bytes], needles: list[bytes]) -> set[bytes]:
+    """The members of ``literals`` that contain a member of ``needles`` other than themselves."""
+    joined = b"\x00".join(literals)
+    starts, pos = [], 0
+    for lit in literals:
+        starts.append(pos)
+        pos += len(lit) + 1
+    import bisect
+
+    out: set[bytes] = set()
+    for needle in needles:
+        if not needle or b"\x00" in needle:
+            out.update(lit for lit in literals if needle in lit and needle != lit)
+            continue
+        i = joined.find(needle)
+        while i >= 0:
+            j = bisect.bisect_right(starts, i) - 1
+            if literals[j] != needle:
+                out.add(literals[j])
+            i = joined.find(needle, i + 1)
+    return out
 
 
 def _head(pattern: str) -> str:
@@ -241,8 +270,11 @@ class Prefilter:
         self.sensitive = sorted({k.encode("utf-8") for k in case_sensitive if k
                                  and not any(e in k.encode("utf-8").lower() for e in self.literals)})
         #: (gate, its literals), literals already searched everywhere left out
-        pairs = [(g, [k for k in minimal_literals(g.keywords) if not any(e in k for e in self.literals)])
-                 for g in gates]
+        pairs = []
+        for g in gates:
+            lits = minimal_literals(g.keywords)
+            covered = _containing(lits + self.literals, self.literals) | set(self.literals)
+            pairs.append((g, [k for k in lits if k not in covered]))
         self.gates = [(g, lits) for g, lits in pairs if lits]
         choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
         if choice == "off":

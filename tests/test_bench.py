@@ -22,3 +22,17 @@ def test_the_benchmark_prints_every_figure_and_cleans_up(tmp_path):
         assert wall > 0 and mbs > 0 and ratio > 0 and cpu > 0 and cpu_ratio > 0 and 5 < rss < 1024
     assert re.search(r"targets met|target missed", r.stdout)
     assert not list(tmp_path.iterdir()), "the synthetic log must be deleted"
+
+
+def test_the_side_by_side_benchmark_prints_every_tool_and_both_ratios(tmp_path):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "compare.py"), "--sizes", "1", "--repeat", "1",
+                        "--dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    rows = {ln[8:37].strip(): ln[37:].split() for ln in r.stdout.splitlines() if ln.startswith("      1 ")}
+    assert "grep -i -F -f keywords" in rows and "grep -E -i everyday" in rows
+    wall, mbs, cpu, rss = map(float, rows["logscan scan --format json"])
+    assert wall > 0 and mbs > 0 and cpu > 0 and 5 < rss < 1024
+    assert float(rows["ratio logscan/grep (keywords)"][0]) > 0
+    rg = rows["ratio logscan/rg (keywords)"][0]
+    assert rg == "-" if "rg: not found" in r.stdout else float(rg) > 0
+    assert not [p for p in tmp_path.iterdir()], "the synthetic log and keyword file must be deleted"

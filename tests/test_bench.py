@@ -36,3 +36,16 @@ def test_the_side_by_side_benchmark_prints_every_tool_and_both_ratios(tmp_path):
     rg = rows["ratio logscan/rg (keywords)"][0]
     assert rg == "-" if "rg: not found" in r.stdout else float(rg) > 0
     assert not [p for p in tmp_path.iterdir()], "the synthetic log and keyword file must be deleted"
+
+
+def test_the_follow_cost_benchmark_measures_idle_and_a_rate(tmp_path):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "follow_cost.py"), "--seconds", "1", "--rates", "200",
+                        "--dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = {ln.split()[0]: ln.split()[1:] for ln in r.stdout.splitlines()[2:] if ln.strip()}
+    assert set(rows) == {"idle", "200/s"}
+    assert rows["idle"][0] == "0" and float(rows["idle"][2]) >= 0
+    lines, wall, cpu, per_line, rss, peak, _ = rows["200/s"]
+    assert int(lines) > 100 and float(wall) >= 1 and float(cpu) > 0 and float(per_line) > 0
+    assert 5 < float(rss) <= float(peak) < 1024
+    assert not list(tmp_path.iterdir()), "the followed log must be deleted"

@@ -314,3 +314,17 @@ def test_minimal_literals_drops_exactly_the_keywords_that_contain_another(keywor
     low = sorted({k.encode("utf-8").lower() for k in keywords if k})
     pairwise = [k for k in low if not any(o != k and o in k for o in low)]
     assert minimal_literals(keywords) == pairwise
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nul_bytes_in_noise_lines_are_counted_as_without_the_prefilter(tmp_path, backend):
+    """The reader counts NULs only on lines it decodes: every NUL must reach it as a hit."""
+    noise = BENCH.runtime_lines(seed=5)
+    lines = [next(noise).encode() for _ in range(300)]
+    for i in (3, 77, 150, 299):
+        lines[i] = lines[i][:10] + b"\x00\x00" + lines[i][10:]
+    p = tmp_path / "nul.log"
+    p.write_bytes(b"\n".join(lines) + b"\n" + b"\x00" * 7)
+    want = _report(p, "off")["inputs"]
+    assert want[0]["nul_bytes"] == 15
+    assert _report(p, backend)["inputs"] == want

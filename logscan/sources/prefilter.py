@@ -263,6 +263,10 @@ class Prefilter:
     gated hit is checked on its decoded line with the pack's own compiled patterns.
     """
 
+    #: Every NUL byte is a hit (``_DIRTY``), so a line the reader skips never holds one: the
+    #: reader need not count NULs in skipped spans (a second pass over every byte).
+    marks_nul = True
+
     def __init__(self, keywords: Iterable[str], backend: Optional[str] = None, gates: Iterable[Gate] = (),
                  case_sensitive: Iterable[str] = ()):
         self.literals = minimal_literals(keywords)

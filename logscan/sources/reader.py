@@ -283,7 +283,8 @@ class LineReader:
         self.n += buf.count(b"\n", a, b)
         st.lines = self.n
         st.bytes += b - a
-        st.nul_bytes += buf.count(b"\x00", a, b)
+        if not getattr(self.prefilter, "marks_nul", False):
+            st.nul_bytes += buf.count(b"\x00", a, b)
         if ascii:
             return
         span = buf[a:b]

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from ..models import Finding, InputStats, Run, Selection
 from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
+from ..sources.prefilter import make_prefilter
 from ..sources.reader import clean
 from ..sources.unwrap import Unwrapper
 from .metrics import FollowMetrics
@@ -68,6 +69,9 @@ class Stream:
         self.tail = tail
         self.labels = labels
         self.pipe = Pipeline(packs, source=key)
+        #: the byte prefilter of ``scan`` (None when ``$LOGSCAN_PREFILTER=off``): lines without a
+        #: hit skip decoding, prefix parsing and matching, exactly as in ``scan``
+        self.prefilter = make_prefilter(packs)
         self.unwrap = Unwrapper()
         self.stats = InputStats(source=key)
         self.line = 0
@@ -260,6 +264,18 @@ class Follower:
         s.line += 1
         s.stats.lines += 1
         s.stats.bytes += len(raw) + 1
+        if (s.prefilter is not None and not truncated and not s.unwrap.pending and s.pipe.quiescent
+                and not s.prefilter.hits(raw)):
+            # as ``scan``'s reader does: a line with no keyword (nor a byte that alters text, nor
+            # the start of a wrapped record) while nothing is gathering is counted, not decoded
+            if not raw.isascii():
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    s.stats.decode_errors += 1
+            held = s.ck[2] if s.ck[1] == s.line - 1 else s.pipe.checkpoint()  # the pipeline did not move
+            s.ck = (s.tail.position(), s.line, held)
+            return
         text = clean(raw, s.stats)
         for n, body, trunc in s.unwrap.feed(s.line, text, truncated):
             for ev, run in s.pipe.feed(n, body, trunc):

@@ -175,6 +175,9 @@ class EngineInfo(BaseModel):
     #: kernel or backend names, see ``platform_evidence``) or ``unknown`` (CUDA ladders assumed)
     platform_source: str = "unknown"
     platform_evidence: Optional[str] = None
+    #: ``version_source == "inferred"``: the oldest and newest shipped releases that fit the log
+    #: (the real release lies between them); the gate judges ``versions`` rules over this range
+    release_range: Optional[list[str]] = None
 
 
 class AttentionChoice(BaseModel):

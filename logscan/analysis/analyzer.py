@@ -312,6 +312,7 @@ class Analyzer:
                 info.version_source = "inferred"
                 prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
                 info.version_evidence = prefix + guess.describe()
+                info.release_range = [guess.releases[0], guess.releases[-1]]
                 v = Version(guess.newest)
             elif run.version:
                 info.version_source = "logged"

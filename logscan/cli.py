@@ -58,14 +58,34 @@ def cli() -> None:
 def _parse_fail_on(value: str) -> set[str]:
     items = {v.strip() for v in value.split(",") if v.strip()}
     classes = {c.value for c in CostClass}
-    codes = set(default_packs().findings.code)
+    codes = default_packs().findings.code
     bad = sorted(i for i in items if i not in classes and i not in codes)
     if bad:
         raise click.BadParameter(
             f"unknown cost class or finding code: {', '.join(bad)} "
             f"(cost classes: {', '.join(sorted(classes))}; codes: see 'logscan codes')",
             param_hint="--fail-on")
+    gate_only = sorted(i for i in items if i in codes and codes[i].raised_by == "gate")
+    if gate_only:
+        raise click.BadParameter(
+            f"{', '.join(gate_only)}: raised only by 'logscan gate' (it needs --baseline or a --policy), "
+            f"never by scan, so this --fail-on could never fire", param_hint="--fail-on")
     return items
+
+
+def _input_errors(report: Report) -> int:
+    """One stderr line, naming the file, per input that could not be read to its end; their count.
+
+    The rule of every subcommand (docs/fail-closed.md): such an input (missing, a directory,
+    unreadable, a compressed stream that ends early or is corrupt) makes the exit status 2,
+    after the report of what was read.
+    """
+    from .formats.text import input_error
+
+    errors = [e for e in (input_error(s) for s in report.inputs) if e]
+    for e in errors:
+        click.echo(f"logscan: {e}", err=True)
+    return len(errors)
 
 
 def _failed(report: Report, fail_on: set[str]) -> list[str]:
@@ -76,6 +96,8 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
         hits += [f"run {r.index + 1}: NO_KERNEL_SEEN (lines {r.first_line}-{r.last_line})"
                  for r in report.runs if not r.selections]
     for run in report.runs:
+        if "START_FAILED" in fail_on and run.start_failure is not None:
+            hits.append(f"run {run.index + 1}: START_FAILED (line {run.start_failure.line})")
         for s in run.selections:
             if s.cost_class.value in fail_on:
                 hits.append(f"run {run.index + 1}: {s.kernel} is {s.cost_class.value} (line {s.line})")
@@ -91,7 +113,8 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
               help="Report format.")
 @click.option("--fail-on", default="", metavar="LIST",
               help="Comma-separated cost classes and/or finding codes that make the exit status 1, "
-                   "e.g. 'emulated,weight_only' or 'KERNEL_NOT_FOUND'.")
+                   "e.g. 'emulated,weight_only' or 'KERNEL_NOT_FOUND,START_FAILED'. Every code of "
+                   "'logscan codes' works except those marked 'gate only' (refused: exit 2).")
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
 @click.option("--gpu", default=None, metavar="GPU",
@@ -119,24 +142,15 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     paths = list(inputs) or ["-"]
     if paths == ["-"] and sys.stdin.isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
-    if gpu:
-        from .analysis.gpus import resolve_gpu
-
-        if resolve_gpu(gpu) is None:
-            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
-                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
+    _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     click.echo(FORMATS[fmt](report), nl=False)
-    errors = [s for s in report.inputs if s.error]
     for s in report.inputs:
-        if s.error:
-            click.echo(f"logscan: {s.error}" if s.error.startswith(s.source + ": ")
-                       else f"logscan: {s.source}: {s.error}", err=True)
         if s.truncated_lines:
             click.echo(f"logscan: {s.source}: {s.truncated_lines} over-long line(s) cut to the reader's limit",
                        err=True)
-    if any(s.error and s.lines == 0 for s in errors):
+    if _input_errors(report):
         sys.exit(EXIT_USAGE)
     hits = _failed(report, fail)
     if hits:
@@ -211,10 +225,15 @@ def schema(gated: bool) -> None:
 
 @cli.command()
 def codes() -> None:
-    """List every finding code with its severity and meaning."""
+    """List every finding code with its severity and meaning.
+
+    Codes marked 'gate only' need a policy or a baseline: only 'logscan gate' raises them,
+    and 'scan --fail-on' refuses them. Every other code works in 'scan --fail-on'.
+    """
     packs = default_packs()
     for code, info in sorted(packs.findings.code.items()):
-        click.echo(f"{code:28} {info.severity:8} {info.title}")
+        mark = "gate only" if info.raised_by == "gate" else ""
+        click.echo(f"{code:28} {info.severity:8} {mark:10} {info.title}")
 
 
 @cli.command()
@@ -301,10 +320,16 @@ def _today(value: Optional[str]):
               help="File name to report for a log read from stdin (annotations and SARIF locations).")
 @click.option("--today", "today", default=None, metavar="YYYY-MM-DD",
               help="Judge allow-list expiry on this date (default: today, UTC).")
+@click.option("--gpu", default=None, metavar="GPU",
+              help="The GPU the log came from when the log does not say (sm90, H100, B200, ...), as for "
+                   "scan: a selection below the rung that GPU should reach is UNEXPECTED_FALLBACK.")
+@click.option("--cuda", default=None, metavar="VERSION",
+              help="torch.version.cuda of the engine (e.g. 12.8), as for scan.")
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
 def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Optional[str], fmt: str,
-         outputs: tuple[str, ...], stdin_name: Optional[str], today: Optional[str], patterns_dir: Optional[str]) -> None:
+         outputs: tuple[str, ...], stdin_name: Optional[str], today: Optional[str], gpu: Optional[str],
+         cuda: Optional[str], patterns_dir: Optional[str]) -> None:
     """Fail a CI pipeline when a log shows a kernel the policy forbids (exit 0 pass, 1 fail, 2 error).
 
     Every kernel selection, finding, run without a kernel (NO_KERNEL_SEEN) and, with
@@ -315,6 +340,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
       vllm serve MODEL 2>&1 | tee server.log; logscan gate server.log
       logscan gate --policy gate.toml --format github --output junit=logscan.xml --output sarif=logscan.sarif server.log
       logscan gate --baseline good.json --stdin-name server.log - < server.log
+      logscan gate --gpu B200 server.log
     """
     from .gate import default_policy_path
     from .gate.baseline import SideError, load_side, require_selection
@@ -324,6 +350,8 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
 
     outs = _parse_outputs(outputs)
     day = _today(today)
+    _check_gpu(gpu)
+    _check_version(cuda, "--cuda", "12.8")
     packs = load_packs(patterns_dir) if patterns_dir else default_packs()
     try:
         policy = load_policy(policy_path, set(packs.findings.code), default_policy_path())
@@ -341,7 +369,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     paths = list(inputs) or ["-"]
     if paths == ["-"] and sys.stdin.isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan gate -'")
-    report = scan_inputs(paths, packs)
+    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     _rename_stdin(report, stdin_name)
     result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path)
     for ofmt, opath in outs:
@@ -352,10 +380,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
             click.echo(f"logscan: cannot write {opath}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_USAGE)
     click.echo(_gate_renderer(fmt)(report, result), nl=False)
-    errors = [s for s in report.inputs if s.error]
-    for s in errors:
-        click.echo(f"logscan: {s.error}", err=True)
-    if errors:
+    if _input_errors(report):
         sys.exit(EXIT_USAGE)
     failed = [c for c in result.checks if c.verdict == Verdict.fail]
     if failed:
@@ -420,6 +445,16 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
                 for c in changes:
                     click.echo(f"  {c.family}: {c.reasoning}")
     sys.exit(EXIT_FAIL_ON if any(c.regressed for c in changes) else EXIT_OK)
+
+
+def _check_gpu(gpu: str | None) -> None:
+    """A ``--gpu`` value must name a known GPU or compute capability; raises ``click.BadParameter``."""
+    if gpu:
+        from .analysis.gpus import resolve_gpu
+
+        if resolve_gpu(gpu) is None:
+            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
+                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
 
 
 def _check_version(value: str | None, hint: str, example: str) -> None:

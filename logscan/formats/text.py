@@ -102,22 +102,38 @@ def input_note(st: InputStats) -> Optional[str]:
     return f"{st.source}: " + "; ".join(parts) if parts else None
 
 
+def input_error(st: InputStats) -> Optional[str]:
+    """``PATH: why`` for an input that could not be read to its end (None when it was): the one
+    stderr line every subcommand prints for it (docs/fail-closed.md, exit status 2)."""
+    if not st.error:
+        return None
+    return st.error if st.error.startswith(st.source + ": ") else f"{st.source}: {st.error}"
+
+
+def unopened(st: InputStats) -> bool:
+    """True for an input that could not be opened at all (missing, a directory, no permission)."""
+    return bool(st.error) and st.lines == 0 and st.bytes == 0
+
+
 def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
-    """The text report (and the gate's checks, worst first, when given); deterministic."""
+    """The text report (and the gate's checks, worst first, when given); deterministic.
+
+    An input that could not be opened is not described here: its one line is on stderr.
+    """
     lines: list[str] = []
     for st in report.inputs:
-        note = input_note(st)
+        note = None if unopened(st) else input_note(st)
         if note:
             lines.append(f"! {note}")
-    if not report.runs:
+    if not report.runs and not all(unopened(st) for st in report.inputs):
         lines.append("No engine log line about quantization kernels was recognised.")
     for run in report.runs:
         if lines:
             lines.append("")
         lines += _run(run)
     if gate is not None:
-        lines += [""] + _gate(gate)
-    return "\n".join(lines) + "\n"
+        lines += ([""] if lines else []) + _gate(gate)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _gate(gate: "GateResult") -> list[str]:

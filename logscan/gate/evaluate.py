@@ -240,9 +240,12 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     for st in report.inputs:
         if st.source in sources_with_runs:
             continue
+        what = (f"cannot be read ({st.error.removeprefix(st.source + ': ')}): no evidence, so no pass"
+                if st.error and st.lines == 0 else
+                f"no engine log line about quantization kernels was recognised in {st.lines} line(s)"
+                + (f" ({st.error})" if st.error else ""))
         c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} {st.source}",
-                  message=f"{st.source}: no engine log line about quantization kernels was recognised "
-                          f"in {st.lines} line(s)" + (f" ({st.error})" if st.error else ""),
+                  message=f"{st.source}: {what}",
                   verdict=Verdict.passed, decided_by="", source=st.source)
         checks.append(_judge(c, Subject(None, None, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, Release()))
     changes: list[FamilyChange] = []

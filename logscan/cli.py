@@ -2,7 +2,9 @@
 
 Exit status: 0 analysed (gate: passed); 1 a ``--fail-on`` cost class or finding code is
 present (gate: failed; diff: a family moved down, changed cost class or went missing); 2 bad
-usage, an unreadable input, a broken pattern pack or policy (one line on stderr, no traceback).
+usage, an input not read to its end, a broken pattern pack or policy (one line on stderr, no
+traceback); 130 / 143: scan or gate stopped by SIGINT / SIGTERM, after printing the report of
+what was read, marked interrupted (docs/fail-closed.md).
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from .formats import json as json_format
 from .formats import text as text_format
 from .models import CostClass, Report
 from .packs.loader import PackError, default_packs, load_packs
+from .sources import interrupt
+from .sources.interrupt import Interrupted
 from .sources.prefilter import PrefilterError
 
 FORMATS = {"text": text_format.render, "json": json_format.render}
@@ -41,6 +45,9 @@ class _Group(click.Group):
             sys.exit(EXIT_USAGE)
         except BrokenPipeError:
             sys.exit(EXIT_OK)
+        except Interrupted as exc:  # a second SIGINT/SIGTERM while the report was being written
+            click.echo(f"logscan: interrupted by {exc}", err=True)
+            interrupt.exit_now(128 + exc.signum)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -88,6 +95,13 @@ def _input_errors(report: Report) -> int:
     return len(errors)
 
 
+def _exit_interrupted() -> None:
+    """After SIGINT/SIGTERM: leave with 128 + the signal number (the report is already out)."""
+    code = interrupt.status()
+    if code is not None:
+        interrupt.exit_now(code)
+
+
 def _failed(report: Report, fail_on: set[str]) -> list[str]:
     hits = []
     if "NO_KERNEL_SEEN" in fail_on:  # the gate's code: a run, or a whole input, with no kernel selection
@@ -127,6 +141,10 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
          gpu: str | None, cuda: str | None) -> None:
     """Scan log files (or - for stdin; .gz read transparently) and report kernels and findings.
 
+    Ctrl-C (SIGINT) or SIGTERM stops the read: the report of what was read is printed, marked
+    interrupted, and the exit status is 130 (SIGINT) or 143 (SIGTERM). An input not read to its
+    end (missing, a directory, a cut gzip) is exit status 2, one line on stderr naming it.
+
     \b
     Examples:
       logscan scan server.log
@@ -144,6 +162,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
     _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
+    interrupt.install()
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     click.echo(FORMATS[fmt](report), nl=False)
     for s in report.inputs:
@@ -151,6 +170,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
             click.echo(f"logscan: {s.source}: {s.truncated_lines} over-long line(s) cut to the reader's limit",
                        err=True)
     if _input_errors(report):
+        _exit_interrupted()
         sys.exit(EXIT_USAGE)
     hits = _failed(report, fail)
     if hits:
@@ -333,7 +353,11 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     """Fail a CI pipeline when a log shows a kernel the policy forbids (exit 0 pass, 1 fail, 2 error).
 
     Every kernel selection, finding, run without a kernel (NO_KERNEL_SEEN) and, with
-    --baseline, every layer family compared with the baseline is one check.
+    --baseline, every layer family compared with the baseline is one check. A rule scoped by
+    'versions' is judged, for a log that prints no release, on every release its inferred range
+    (or any release) allows, and the worst outcome is kept. A failed start is refused as a
+    baseline. An input not read to its end is exit status 2; SIGINT / SIGTERM stop the read,
+    print the report of what was read, marked interrupted, and exit 130 / 143.
 
     \b
     Examples:
@@ -369,6 +393,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     paths = list(inputs) or ["-"]
     if paths == ["-"] and sys.stdin.isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan gate -'")
+    interrupt.install()
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     _rename_stdin(report, stdin_name)
     result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path)
@@ -381,6 +406,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
             sys.exit(EXIT_USAGE)
     click.echo(_gate_renderer(fmt)(report, result), nl=False)
     if _input_errors(report):
+        _exit_interrupted()
         sys.exit(EXIT_USAGE)
     failed = [c for c in result.checks if c.verdict == Verdict.fail]
     if failed:

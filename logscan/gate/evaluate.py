@@ -25,6 +25,7 @@ from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
 from .releases import Release, probe_versions, release_of
 
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
+INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, read error, a signal)
 START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start (``Run.start_failure``)
 KERNEL_POLICY = "KERNEL_POLICY"
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
@@ -58,7 +59,7 @@ class Check(BaseModel):
     ``source`` (None when the check concerns a whole input).
     """
 
-    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure"]
+    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure", "input"]
     code: Optional[str] = None
     name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
     message: str
@@ -238,6 +239,12 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     checks = _fold(checks, facts, keys)
     sources_with_runs = {r.source for r in report.runs}
     for st in report.inputs:
+        if st.error and st.lines:  # read in part: what came after is unknown, so it cannot pass
+            c = Check(kind="input", code=INPUT_INCOMPLETE, name=f"{INPUT_INCOMPLETE} {st.source}",
+                      message=f"{st.source}: read {st.lines} line(s), then: {st.error.removeprefix(st.source + ': ')}",
+                      verdict=Verdict.passed, decided_by="", source=st.source, line=st.lines)
+            checks.append(_judge(c, Subject(None, None, None, None, code=INPUT_INCOMPLETE), policy, cmap, today,
+                                 Release()))
         if st.source in sources_with_runs:
             continue
         what = (f"cannot be read ({st.error.removeprefix(st.source + ': ')}): no evidence, so no pass"

@@ -130,6 +130,8 @@ class Finding(BaseModel):
     evidence: str
     rule: Optional[str] = None
     kernel: Optional[str] = None
+    #: the layer family it is about (None: the whole run); a finding is one per (run, family, code)
+    family: Optional[str] = None
     reasons: list[str] = Field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
     remedy: Optional[str] = None
     inferred: bool = False  #: True when no line states it and it follows from the ladder

@@ -459,7 +459,7 @@ class Analyzer:
                        f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Candidates: "
                        + ("; ".join(k.candidates) or "no software gate recorded") for k in skipped]
             add_finding("UNEXPECTED_FALLBACK", ev, sel.rule, kernel=sel.kernel, reasons=reasons, inferred=True,
-                        basis="ladder",
+                        basis="ladder", family=sel.family,
                         title=f"{sel.kernel} ({sel.family}) is below what sm{machine.cc} should reach: "
                               f"{skipped[0].kernel} ({skipped[0].cost_class})")
 
@@ -470,15 +470,26 @@ class Analyzer:
         pack = self.packs.packs[run.engine]
         self._infer_platform(run, info, pack)
         sels: dict[tuple[str, str], _Sel] = {}
-        findings: dict[str, Finding] = {}
+        findings: dict[tuple[Optional[str], str], Finding] = {}  #: (family, code) -> the finding
         codes = self.packs.findings
+
+        def finding_key(code: str, family: Optional[str]) -> tuple[Optional[str], str]:
+            """One finding per (family, code): a finding about no family joins the code's only
+            finding, and a family's finding takes over the code's family-less one."""
+            same = [k for k in findings if k[1] == code]
+            if family is None and len(same) == 1:
+                return same[0]
+            if family is not None and (None, code) in findings and (family, code) not in findings:
+                findings[(family, code)] = findings.pop((None, code)).model_copy(update={"family": family})
+            return (family, code)
 
         def add_finding(code: str, ev: Event, rule_id: Optional[str], kernel: Optional[str] = None,
                         reasons: Optional[list[str]] = None, remedy: Optional[str] = None,
                         inferred: bool = False, title: Optional[str] = None,
-                        basis: Optional[str] = None) -> None:
-            """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``)."""
-            key = code
+                        basis: Optional[str] = None, family: Optional[str] = None) -> None:
+            """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``);
+            ``family``: the layer family it is about (None: the run as a whole)."""
+            key = finding_key(code, family)
             if key in findings:
                 f = findings[key]
                 for rs in reasons or []:
@@ -491,7 +502,7 @@ class Analyzer:
             info = codes.code[code]
             findings[key] = Finding(
                 code=code, severity=Severity(info.severity), title=title or info.title, line=ev.line,
-                evidence=ev.message[:2000], rule=rule_id, kernel=kernel, reasons=list(reasons or []),
+                evidence=ev.message[:2000], rule=rule_id, kernel=kernel, family=key[0], reasons=list(reasons or []),
                 remedy=remedy, inferred=inferred, inferred_from=basis if inferred else None,
             )
 
@@ -505,6 +516,7 @@ class Analyzer:
             reasons = list(ev.items)
             if g.get("reason") and g["reason"].strip():
                 reasons.insert(0, g["reason"].strip())
+            sel_family: Optional[str] = None  # the family of the selection this line names, if any
             if r.family and kernel:
                 family = fill(r.family, g)
                 hint = fill(r.registry, g) if r.registry else None
@@ -548,6 +560,7 @@ class Analyzer:
                         rule=r.id,
                     )
                     sels[key] = _Sel(sel)
+                sel_family = sels[key].selection.family  # another line may have named this choice first
                 if rank:
                     sels[key].ranks.add(rank)
                 sels[key].printers.add(ev.rank or "main")
@@ -557,18 +570,20 @@ class Analyzer:
                       if placement is not None else None)
                 if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
                     code = codes.cost_class_finding[cost.value]
-                    add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis,
+                    add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis, family=sel_family,
                                 title=f"{codes.code[code].title}: {kernel} ({family})",
                                 reasons=self._why_cost(placement, lk, cost, reasoning))
                 if (lk is not None and lk.activation_scaling == "per-tensor"
                         and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
-                    add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder", reasons=[
+                    add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder",
+                                family=sel_family, reasons=[
                         f"quantization={run.config.quantization} asks for dynamic per-token FP8 activation "
                         f"scales where the GPU allows it; {placement.position.kernel_class} applies one scale "
                         f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
                         f"{placement.position.registry}, vLLM {placement.position.ladder_version})"])
             if r.finding:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
+                            family=sel_family,
                             remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
 
         self._arch_check(run, pack, add_finding)
@@ -592,7 +607,7 @@ class Analyzer:
             if code:
                 ev0 = Event(line=sel.line, rule=sel.rule, kind="inferred", source=run.source,
                             message=sel.reasoning or sel.evidence)
-                add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True, basis="config",
+                add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True, basis="config", family=sel.family,
                             title=f"{codes.code[code].title}: {sel.kernel} ({sel.family})")
         selections += self._walk_selections(run, pack, selections)
         self._rank_divergence(sels, add_finding)
@@ -607,7 +622,7 @@ class Analyzer:
                    worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure)
 
     @staticmethod
-    def _start_failure(run: _RunState, pack: Pack, findings: dict[str, Finding]) -> Optional[StartFailure]:
+    def _start_failure(run: _RunState, pack: Pack, findings: dict) -> Optional[StartFailure]:
         """The first ``start_failure`` line of the run, and the raised exception that caused it.
 
         The cause is a finding whose line matches the pack's ``exception_line`` (the last line
@@ -628,7 +643,8 @@ class Analyzer:
         after = [f for f in cands if f.line > ev.line]
         cause = max(before, key=lambda f: f.line) if before else min(after, key=lambda f: f.line, default=None)
         if cause is not None:
-            findings[cause.code] = cause.model_copy(update={"fatal": True})
+            key = next(k for k, f in findings.items() if f is cause)
+            findings[key] = cause.model_copy(update={"fatal": True})
             sf.cause_line, sf.cause = cause.line, cause.evidence[:2000]
         return sf
 
@@ -673,6 +689,7 @@ class Analyzer:
             reasons = [f"{', '.join(sorted(x.printers))}: {x.selection.kernel} (line {x.selection.line})"
                        for x in ranked]
             add_finding("RANK_DIVERGENCE", ranked[-1].events[0], ranked[-1].selection.rule, reasons=reasons,
+                        family=family,
                         title=f"ranks chose different kernels for {family}: "
                               + " vs ".join(x.selection.kernel for x in ranked))
 

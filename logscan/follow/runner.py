@@ -306,7 +306,7 @@ class Follower:
                 seen.add(key)
                 self._emit(FollowRecord(type="selection", selection=sel, **base))
         for f in run.findings:
-            key = f"f\x1f{f.code}"
+            key = f"f\x1f{f.code}" + (f"\x1f{f.family}" if f.family else "")  # one per (run, family, code)
             if key not in seen:
                 seen.add(key)
                 self._emit(FollowRecord(type="finding", finding=f, **base))

@@ -124,7 +124,11 @@ def _allow(policy: Policy, s: Subject, cmap: dict[str, str], today: date) -> Opt
     return None
 
 
-def _scheme_of_finding(run: Run, kernel: Optional[str], line: int) -> Optional[Selection]:
+def _scheme_of_finding(run: Run, kernel: Optional[str], line: int, family: Optional[str] = None) -> Optional[Selection]:
+    if family is not None:  # the finding names its layer family: that family's selection
+        hit = next((s for s in run.selections if s.family == family), None)
+        if hit is not None:
+            return hit
     for s in run.selections:
         if (kernel and s.kernel.lower() == kernel.lower()) or s.line == line:
             return s
@@ -210,7 +214,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             keys[id(c)] = (n, run.source, sel.line, sel.family)
             checks.append(_judge(c, subj, policy, cmap, today, rel))
         for f in run.findings:
-            sel = _scheme_of_finding(run, f.kernel, f.line)
+            sel = _scheme_of_finding(run, f.kernel, f.line, f.family)
             tag = f.inferred_tag()
             c = Check(kind="finding", code=f.code, name=f"{f.code} line {f.line}",
                       message=f"{f.title}{tag}", verdict=Verdict.passed, decided_by="",

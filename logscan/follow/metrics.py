@@ -12,7 +12,8 @@ label is added; in ``daemonset`` mode one process reads every pod of a node, and
 ``namespace``, ``pod`` and ``container`` labels (from the kubelet path) tell them apart.
 
 Endpoints: ``/metrics``; ``/livez`` (200 while the process runs); ``/readyz`` (200 once the
-content that existed at start-up has been read, 503 before).
+content that existed at start-up has been read and every path given (not a glob) is there,
+503 before).
 """
 from __future__ import annotations
 
@@ -63,6 +64,11 @@ class FollowMetrics:
                               "dequantize-at-load kernel, else 0", pod, registry=r)
         self.findings = Counter("logscan_findings", "Findings reported, by code and severity",
                                 pod + ("code", "severity"), registry=r)
+        self.start_failures = Counter("logscan_start_failures",
+                                      "Engine runs whose log says the start failed (EngineCore failed to start., ...)",
+                                      pod, registry=r)
+        self.start_failed = Gauge("logscan_start_failed",
+                                  "1 when the latest engine run's log says its start failed, else 0", pod, registry=r)
         self.lines = Counter("logscan_read_lines", "Log lines read", pod, registry=r)
         self.bytes = Counter("logscan_read_bytes", "Log bytes read", pod, registry=r)
         self.rotations = Counter("logscan_rotations", "Log rotations followed, by kind (rename, copytruncate)",
@@ -72,11 +78,15 @@ class FollowMetrics:
                                "content lost to a copytruncate without a copy", pod, registry=r)
         self.last_line = Gauge("logscan_last_line_timestamp_seconds",
                                "Unix time at which the last log line was read", pod, registry=r)
-        self.streams = Gauge("logscan_followed_files", "Log files followed now", registry=r)
+        self.streams = Gauge("logscan_followed_files", "Log files followed now (present, or open)", registry=r)
+        self.missing = Gauge("logscan_missing_files",
+                             "Paths given on the command line (not globs) that are not there", registry=r)
         if not pod:  # series that exist from the start, at 0
             for kind in ("rename", "copytruncate"):
                 self.rotations.labels(kind)
             self.degraded.set(0)
+            self.start_failed.set(0)
+            self.start_failures.inc(0)
         self._kernels: set[str] = set()
         self._sel: dict[str, set[tuple]] = {}  # stream -> exported selection label tuples
         self._deg: dict[str, tuple[tuple, bool]] = {}  # stream -> (pod label tuple, degraded)
@@ -141,9 +151,14 @@ class FollowMetrics:
         bad = any(s.cost_class.value in self.degraded_classes for s in run.selections)
         self._deg[stream] = (pod, bad)
         self._set_degraded(pod)
+        self.child(self.start_failed, pod).set(1 if run.start_failure is not None else 0)
 
     def _set_degraded(self, pod: tuple) -> None:
         self.child(self.degraded, pod).set(1 if any(b for p, b in self._deg.values() if p == pod) else 0)
+
+    def start_failure(self, labels: PodLabels) -> None:
+        """Count one run whose start failed."""
+        self.child(self.start_failures, self.pod_values(labels)).inc()
 
     def finding(self, labels: PodLabels, code: str, severity: str) -> None:
         """Count one reported finding."""

@@ -29,7 +29,7 @@ from typing import IO, Literal, Optional, Union
 
 from pydantic import BaseModel
 
-from ..models import Finding, InputStats, Run, Selection
+from ..models import Finding, InputStats, Run, Selection, StartFailure
 from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
 from ..sources.reader import clean
@@ -45,9 +45,9 @@ _GLOB_CHARS = set("*?[")
 
 
 class FollowRecord(BaseModel):
-    """One JSON line on stdout: a selection or a finding, as soon as logscan sees it."""
+    """One JSON line on stdout: a selection, a finding or a failed start, as soon as logscan sees it."""
 
-    type: Literal["selection", "finding"]
+    type: Literal["selection", "finding", "start_failure"]
     source: str  #: the followed path (its live name) or ``<stdin>``
     namespace: Optional[str] = None
     pod: Optional[str] = None
@@ -58,6 +58,8 @@ class FollowRecord(BaseModel):
     model: Optional[str] = None
     selection: Optional[Selection] = None
     finding: Optional[Finding] = None
+    #: ``type == "start_failure"``: the engine's own line saying this run's start failed
+    start_failure: Optional[StartFailure] = None
 
 
 class Stream:
@@ -118,6 +120,9 @@ class Follower:
         self._last_state = ""
         self._state_error = ""
         self._state = self._load_state()
+        #: literal (non-glob) paths that are not there: said on stderr, kept out of
+        #: ``logscan_followed_files``, counted in ``logscan_missing_files``, and /readyz is 503
+        self.missing: set[str] = set()
 
     # -- state ---------------------------------------------------------------------------
     def _load_state(self) -> dict:
@@ -244,8 +249,17 @@ class Follower:
             s.missing += 1
             if s.missing >= 3 and not s.tail.pending:
                 self._drop(key)
+        missing = {k for k, s in self.streams.items()
+                   if k != "-" and not (_GLOB_CHARS & set(k)) and k in self.inputs
+                   and s.tail.fd is None and not os.path.exists(k)}
+        for k in sorted(missing - self.missing):
+            self._note(f"{k}: not there yet: waiting for it to appear (/readyz says 503 until it does)")
+        for k in sorted(self.missing - missing):
+            self._note(f"{k}: appeared: following it")
+        self.missing = missing
         if self.metrics:
-            self.metrics.streams.set(sum(1 for s in self.streams.values() if not s.done))
+            self.metrics.streams.set(sum(1 for k, s in self.streams.items() if not s.done and k not in missing))
+            self.metrics.missing.set(len(missing))
 
     def _drop(self, key: str) -> None:
         s = self.streams.pop(key)
@@ -312,6 +326,12 @@ class Follower:
                 self._emit(FollowRecord(type="finding", finding=f, **base))
                 if self.metrics:
                     self.metrics.finding(lab, f.code, f.severity.value)
+        sf = run.start_failure
+        if sf is not None and "x" not in seen:
+            seen.add("x")
+            self._emit(FollowRecord(type="start_failure", start_failure=sf, **base))
+            if self.metrics:
+                self.metrics.start_failure(lab)
         if self.metrics:
             self.metrics.set_run(s.key, lab, run)
 
@@ -374,7 +394,7 @@ class Follower:
             if self.stop:
                 break
         if not self.stop:
-            self.ready = True
+            self.ready = not self.missing  # a followed path that is not there is not "caught up"
         if self.state_file and time.monotonic() - self._last_save >= self.state_every:
             self.save_state()
 

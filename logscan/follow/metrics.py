@@ -17,13 +17,10 @@ content that existed at start-up has been read and every path given (not a glob)
 """
 from __future__ import annotations
 
-import threading
-from socketserver import ThreadingMixIn
 from typing import Callable, Iterable, Optional
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import regex
-from prometheus_client import CollectorRegistry, Counter, Gauge, make_wsgi_app
+from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ..models import Run
 from .podinfo import PodLabels
@@ -188,15 +185,6 @@ class FollowMetrics:
             self._set_degraded(pod)
 
 
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - no access log on stderr
-        pass
-
-
 def parse_addr(addr: str) -> tuple[str, int]:
     """``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); raises ``ValueError`` when malformed."""
     host, sep, port = addr.rpartition(":")
@@ -207,38 +195,28 @@ def parse_addr(addr: str) -> tuple[str, int]:
 
 
 def serve(metrics: FollowMetrics, addr: str, ready: Callable[[], bool]):
-    """Start the HTTP endpoint in a daemon thread; returns the server (``server_address`` has the port).
+    """Start the HTTP endpoint (``http.BoundedHTTPServer``: per-connection timeouts, a small
+    worker bound); returns the server (``server_address`` has the port).
 
     Raises ``OSError`` when the address cannot be bound.
     """
-    host, port = parse_addr(addr)
-    prom = make_wsgi_app(metrics.registry)
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-    def app(environ, start_response):
-        path = environ.get("PATH_INFO", "")
+    from .http import BoundedHTTPServer
+
+    host, port = parse_addr(addr)
+
+    def handler(path: str) -> tuple[str, str, bytes]:
         if path == "/metrics":
-            return prom(environ, start_response)
+            return "200 OK", CONTENT_TYPE_LATEST, generate_latest(metrics.registry)
         if path == "/livez":
-            start_response("200 OK", [("Content-Type", "text/plain")])
-            return [b"ok\n"]
+            return "200 OK", "text/plain", b"ok\n"
         if path == "/readyz":
             ok = ready()
-            start_response("200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain")])
-            return [b"ready\n" if ok else b"catching up\n"]
-        start_response("404 Not Found", [("Content-Type", "text/plain")])
-        return [b"not found: try /metrics, /livez, /readyz\n"]
+            return ("200 OK" if ok else "503 Service Unavailable"), "text/plain", (b"ready\n" if ok else b"catching up\n")
+        return "404 Not Found", "text/plain", b"not found: try /metrics, /livez, /readyz\n"
 
-    server_cls = _Server
-    if ":" in host:
-        import socket
-
-        class _Server6(_Server):
-            address_family = socket.AF_INET6
-        server_cls = _Server6
-    httpd = make_server(host, port, app, server_class=server_cls, handler_class=_Quiet)
-    t = threading.Thread(target=httpd.serve_forever, name="logscan-metrics", daemon=True)
-    t.start()
-    return httpd
+    return BoundedHTTPServer(host, port, handler).start()
 
 
 def is_loopback(host: str) -> bool:

@@ -12,7 +12,10 @@ was *quiescent* (no multi-line message half gathered, no CRI partial record pend
 pipeline checkpoint at that point (the open run's events), and the keys of what was already
 reported for the latest runs. A restart resumes there: the few lines after it are read again
 and rebuild the same state, and what they produce was reported already, so it is not
-printed twice. The file is written atomically (temporary file, fsync, rename).
+printed twice. The file is written atomically (temporary file, fsync, rename), and it is
+written *before* new records are printed (write-ahead), so even a kill -9 between two saves
+prints nothing twice; a kill in the instant between that write and the print loses those
+records instead (at most once: docs/fail-closed.md).
 """
 from __future__ import annotations
 
@@ -314,23 +317,28 @@ class Follower:
         base = dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
                     run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
                     model=run.config.model)
+        new: list[tuple[str, FollowRecord]] = []
         for sel in run.selections:
             key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"
             if key not in seen:
-                seen.add(key)
-                self._emit(FollowRecord(type="selection", selection=sel, **base))
+                new.append((key, FollowRecord(type="selection", selection=sel, **base)))
         for f in run.findings:
             key = f"f\x1f{f.code}" + (f"\x1f{f.family}" if f.family else "")  # one per (run, family, code)
             if key not in seen:
-                seen.add(key)
-                self._emit(FollowRecord(type="finding", finding=f, **base))
-                if self.metrics:
-                    self.metrics.finding(lab, f.code, f.severity.value)
+                new.append((key, FollowRecord(type="finding", finding=f, **base)))
         sf = run.start_failure
         if sf is not None and "x" not in seen:
-            seen.add("x")
-            self._emit(FollowRecord(type="start_failure", start_failure=sf, **base))
-            if self.metrics:
+            new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
+        for key, rec in new:
+            seen.add(key)
+            if self.state_file:
+                # write-ahead: the state saying this record was reported is on disk before it is
+                # printed, so a kill -9 at any point never prints it twice after the restart
+                self.save_state()
+            self._emit(rec)
+            if self.metrics and rec.finding is not None:
+                self.metrics.finding(lab, rec.finding.code, rec.finding.severity.value)
+            if self.metrics and rec.start_failure is not None:
                 self.metrics.start_failure(lab)
         if self.metrics:
             self.metrics.set_run(s.key, lab, run)

@@ -338,8 +338,8 @@ def _today(value: Optional[str]):
               help="Also write FORMAT to PATH (repeatable), e.g. --output junit=logscan.xml --output sarif=logscan.sarif.")
 @click.option("--stdin-name", default=None, metavar="NAME",
               help="File name to report for a log read from stdin (annotations and SARIF locations).")
-@click.option("--today", "today", default=None, metavar="YYYY-MM-DD",
-              help="Judge allow-list expiry on this date (default: today, UTC).")
+@click.option("--today", "today", default=None, metavar="YYYY-MM-DD", envvar="LOGSCAN_TODAY",
+              help="Judge allow-list expiry on this date (default: today, UTC) [env LOGSCAN_TODAY].")
 @click.option("--gpu", default=None, metavar="GPU",
               help="The GPU the log came from when the log does not say (sm90, H100, B200, ...), as for "
                    "scan: a selection below the rung that GPU should reach is UNEXPECTED_FALLBACK.")

@@ -16,6 +16,7 @@ from typing import Iterator, Optional
 import regex
 from packaging.version import InvalidVersion, Version
 
+from ..formats.clip import clip
 from ..models import (COST_ORDER, AttentionChoice, CostClass, EngineInfo, Event, Finding, KvCache, Run,
                       RunConfig, Selection, Severity, StartFailure)
 from ..packs.loader import CompiledRule, Pack, PackSet
@@ -497,12 +498,12 @@ class Analyzer:
                         f.reasons.append(rs)
                 if f.inferred and not inferred:  # a line stating it beats an inference
                     findings[key] = f.model_copy(update={"inferred": False, "inferred_from": None, "line": ev.line,
-                                                         "evidence": ev.message[:2000], "rule": rule_id})
+                                                         "evidence": clip(ev.message, 2000), "rule": rule_id})
                 return
             info = codes.code[code]
             findings[key] = Finding(
                 code=code, severity=Severity(info.severity), title=title or info.title, line=ev.line,
-                evidence=ev.message[:2000], rule=rule_id, kernel=kernel, family=key[0], reasons=list(reasons or []),
+                evidence=clip(ev.message, 2000), rule=rule_id, kernel=kernel, family=key[0], reasons=list(reasons or []),
                 remedy=remedy, inferred=inferred, inferred_from=basis if inferred else None,
             )
 
@@ -556,7 +557,7 @@ class Analyzer:
                         family=family, kernel=kernel, cost_class=cost or CostClass.unknown,
                         scheme=(placement.registry.scheme or None) if placement else None,
                         ladder=placement.position if placement else None,
-                        observed=True, reasoning=reasoning, line=ev.line, evidence=ev.message[:2000],
+                        observed=True, reasoning=reasoning, line=ev.line, evidence=clip(ev.message, 2000),
                         rule=r.id,
                     )
                     sels[key] = _Sel(sel)
@@ -633,7 +634,7 @@ class Analyzer:
         ev = next((e for e in run.events if e.kind == "start_failure"), None)
         if ev is None:
             return None
-        sf = StartFailure(line=ev.line, evidence=ev.message[:2000], rule=ev.rule, process=ev.process)
+        sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
         pat = pack.meta.pack.exception_line
         if not pat:
             return sf
@@ -645,7 +646,7 @@ class Analyzer:
         if cause is not None:
             key = next(k for k, f in findings.items() if f is cause)
             findings[key] = cause.model_copy(update={"fatal": True})
-            sf.cause_line, sf.cause = cause.line, cause.evidence[:2000]
+            sf.cause_line, sf.cause = cause.line, clip(cause.evidence, 2000)
         return sf
 
     @staticmethod
@@ -704,7 +705,7 @@ class Analyzer:
             if key not in out:
                 cands = ev.groups.get("candidates") or ""
                 out[key] = AttentionChoice(backend=name.strip(), candidates=_LIST_ITEM.findall(cands)[:32],
-                                           line=ev.line, evidence=ev.message[:2000], rule=ev.rule)
+                                           line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule)
             if who and who not in out[key].ranks:
                 out[key].ranks = sorted([*out[key].ranks, who])
         return list(out.values())
@@ -719,7 +720,7 @@ class Analyzer:
         kv = KvCache(requested=req, requested_line=run.kv_requested_line)
         if run.kv_used is not None:
             used, ev = run.kv_used
-            kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, ev.message[:2000]
+            kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, clip(ev.message, 2000)
             if req and kv_norm(req, aliases) != "auto" and not kv_same(req, used, aliases):
                 add_finding("KV_CACHE_DTYPE_FALLBACK", ev, ev.rule,
                             reasons=[f"requested kv_cache_dtype={req} (line {run.kv_requested_line}), "

@@ -234,8 +234,10 @@ def require_selection(path: str, report: Report) -> None:
     if not any(run.selections for run in report.runs):
         raise SideError(f"{path}: baseline holds no kernel selection ({len(report.runs)} run(s)); "
                         "a baseline must show the known-good kernels")
+    from ..formats.clip import clip
+
     failed = [run for run in report.runs if run.start_failure is not None]
     if failed:  # its kernels never served: comparing with them would pass a start that is as broken
         run = failed[0]
         raise SideError(f"{path}: baseline run {run.index + 1} is a failed start (line {run.start_failure.line}: "
-                        f"{run.start_failure.evidence[:120]}); a baseline must be a known-good start")
+                        f"{clip(run.start_failure.evidence, 120)}); a baseline must be a known-good start")

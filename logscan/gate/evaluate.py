@@ -19,6 +19,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, Field
 
 from ..models import Report, Run, Selection
+from ..formats.clip import clip
 from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
@@ -229,7 +230,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
         sf = run.start_failure
         if sf is not None:
             c = Check(kind="start_failure", code=START_FAILED, name=f"{START_FAILED} run {n}",
-                      message=f"run {n}: the engine did not start (line {sf.line}: {sf.evidence[:200]})"
+                      message=f"run {n}: the engine did not start (line {sf.line}: {clip(sf.evidence, 200)})"
                               + (f"; cause line {sf.cause_line}" if sf.cause_line else ""),
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sf.line, run=n,
                       engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])

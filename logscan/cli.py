@@ -206,8 +206,11 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
            patterns_dir: str | None) -> None:
     """Follow logs as they grow (rotations, new files, stdin): JSON lines and Prometheus metrics.
 
-    Each new kernel selection or finding is printed as one JSON line on stdout as soon as it
-    is seen. Stops cleanly on SIGTERM/SIGINT, saving --state-file.
+    Each new kernel selection, finding or failed start ("type": "start_failure") is printed as
+    one JSON line on stdout as soon as it is seen; with --state-file the state is written before
+    each line is printed, so a restart (even after kill -9) never prints one twice. A path that
+    is not there yet is said on stderr and keeps /readyz at 503. Stops cleanly on SIGTERM/SIGINT,
+    saving --state-file (exit 0).
 
     \b
     Examples:

@@ -2,7 +2,9 @@
 
 Exit status: 0 analysed (gate: passed); 1 a ``--fail-on`` cost class or finding code is
 present (gate: failed; diff: a family moved down, changed cost class or went missing); 2 bad
-usage, an unreadable input, a broken pattern pack or policy (one line on stderr, no traceback).
+usage, an input not read to its end, a broken pattern pack or policy (one line on stderr, no
+traceback); 130 / 143: scan or gate stopped by SIGINT / SIGTERM, after printing the report of
+what was read, marked interrupted (docs/fail-closed.md).
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from .formats import json as json_format
 from .formats import text as text_format
 from .models import CostClass, Report
 from .packs.loader import PackError, default_packs, load_packs
+from .sources import interrupt
+from .sources.interrupt import Interrupted
 from .sources.prefilter import PrefilterError
 
 FORMATS = {"text": text_format.render, "json": json_format.render}
@@ -41,6 +45,9 @@ class _Group(click.Group):
             sys.exit(EXIT_USAGE)
         except BrokenPipeError:
             sys.exit(EXIT_OK)
+        except Interrupted as exc:  # a second SIGINT/SIGTERM while the report was being written
+            click.echo(f"logscan: interrupted by {exc}", err=True)
+            interrupt.exit_now(128 + exc.signum)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -58,14 +65,41 @@ def cli() -> None:
 def _parse_fail_on(value: str) -> set[str]:
     items = {v.strip() for v in value.split(",") if v.strip()}
     classes = {c.value for c in CostClass}
-    codes = set(default_packs().findings.code)
+    codes = default_packs().findings.code
     bad = sorted(i for i in items if i not in classes and i not in codes)
     if bad:
         raise click.BadParameter(
             f"unknown cost class or finding code: {', '.join(bad)} "
             f"(cost classes: {', '.join(sorted(classes))}; codes: see 'logscan codes')",
             param_hint="--fail-on")
+    gate_only = sorted(i for i in items if i in codes and codes[i].raised_by == "gate")
+    if gate_only:
+        raise click.BadParameter(
+            f"{', '.join(gate_only)}: raised only by 'logscan gate' (it needs --baseline or a --policy), "
+            f"never by scan, so this --fail-on could never fire", param_hint="--fail-on")
     return items
+
+
+def _input_errors(report: Report) -> int:
+    """One stderr line, naming the file, per input that could not be read to its end; their count.
+
+    The rule of every subcommand (docs/fail-closed.md): such an input (missing, a directory,
+    unreadable, a compressed stream that ends early or is corrupt) makes the exit status 2,
+    after the report of what was read.
+    """
+    from .formats.text import input_error
+
+    errors = [e for e in (input_error(s) for s in report.inputs) if e]
+    for e in errors:
+        click.echo(f"logscan: {e}", err=True)
+    return len(errors)
+
+
+def _exit_interrupted() -> None:
+    """After SIGINT/SIGTERM: leave with 128 + the signal number (the report is already out)."""
+    code = interrupt.status()
+    if code is not None:
+        interrupt.exit_now(code)
 
 
 def _failed(report: Report, fail_on: set[str]) -> list[str]:
@@ -76,6 +110,8 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
         hits += [f"run {r.index + 1}: NO_KERNEL_SEEN (lines {r.first_line}-{r.last_line})"
                  for r in report.runs if not r.selections]
     for run in report.runs:
+        if "START_FAILED" in fail_on and run.start_failure is not None:
+            hits.append(f"run {run.index + 1}: START_FAILED (line {run.start_failure.line})")
         for s in run.selections:
             if s.cost_class.value in fail_on:
                 hits.append(f"run {run.index + 1}: {s.kernel} is {s.cost_class.value} (line {s.line})")
@@ -91,7 +127,8 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
               help="Report format.")
 @click.option("--fail-on", default="", metavar="LIST",
               help="Comma-separated cost classes and/or finding codes that make the exit status 1, "
-                   "e.g. 'emulated,weight_only' or 'KERNEL_NOT_FOUND'.")
+                   "e.g. 'emulated,weight_only' or 'KERNEL_NOT_FOUND,START_FAILED'. Every code of "
+                   "'logscan codes' works except those marked 'gate only' (refused: exit 2).")
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
 @click.option("--gpu", default=None, metavar="GPU",
@@ -103,6 +140,10 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
 def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | None,
          gpu: str | None, cuda: str | None) -> None:
     """Scan log files (or - for stdin; .gz read transparently) and report kernels and findings.
+
+    Ctrl-C (SIGINT) or SIGTERM stops the read: the report of what was read is printed, marked
+    interrupted, and the exit status is 130 (SIGINT) or 143 (SIGTERM). An input not read to its
+    end (missing, a directory, a cut gzip) is exit status 2, one line on stderr naming it.
 
     \b
     Examples:
@@ -119,24 +160,17 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     paths = list(inputs) or ["-"]
     if paths == ["-"] and sys.stdin.isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
-    if gpu:
-        from .analysis.gpus import resolve_gpu
-
-        if resolve_gpu(gpu) is None:
-            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
-                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
+    _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
+    interrupt.install()
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     click.echo(FORMATS[fmt](report), nl=False)
-    errors = [s for s in report.inputs if s.error]
     for s in report.inputs:
-        if s.error:
-            click.echo(f"logscan: {s.error}" if s.error.startswith(s.source + ": ")
-                       else f"logscan: {s.source}: {s.error}", err=True)
         if s.truncated_lines:
             click.echo(f"logscan: {s.source}: {s.truncated_lines} over-long line(s) cut to the reader's limit",
                        err=True)
-    if any(s.error and s.lines == 0 for s in errors):
+    if _input_errors(report):
+        _exit_interrupted()
         sys.exit(EXIT_USAGE)
     hits = _failed(report, fail)
     if hits:
@@ -172,8 +206,11 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
            patterns_dir: str | None) -> None:
     """Follow logs as they grow (rotations, new files, stdin): JSON lines and Prometheus metrics.
 
-    Each new kernel selection or finding is printed as one JSON line on stdout as soon as it
-    is seen. Stops cleanly on SIGTERM/SIGINT, saving --state-file.
+    Each new kernel selection, finding or failed start ("type": "start_failure") is printed as
+    one JSON line on stdout as soon as it is seen; with --state-file the state is written before
+    each line is printed, so a restart (even after kill -9) never prints one twice. A path that
+    is not there yet is said on stderr and keeps /readyz at 503. Stops cleanly on SIGTERM/SIGINT,
+    saving --state-file (exit 0).
 
     \b
     Examples:
@@ -211,10 +248,15 @@ def schema(gated: bool) -> None:
 
 @cli.command()
 def codes() -> None:
-    """List every finding code with its severity and meaning."""
+    """List every finding code with its severity and meaning.
+
+    Codes marked 'gate only' need a policy or a baseline: only 'logscan gate' raises them,
+    and 'scan --fail-on' refuses them. Every other code works in 'scan --fail-on'.
+    """
     packs = default_packs()
     for code, info in sorted(packs.findings.code.items()):
-        click.echo(f"{code:28} {info.severity:8} {info.title}")
+        mark = "gate only" if info.raised_by == "gate" else ""
+        click.echo(f"{code:28} {info.severity:8} {mark:10} {info.title}")
 
 
 @cli.command()
@@ -299,22 +341,33 @@ def _today(value: Optional[str]):
               help="Also write FORMAT to PATH (repeatable), e.g. --output junit=logscan.xml --output sarif=logscan.sarif.")
 @click.option("--stdin-name", default=None, metavar="NAME",
               help="File name to report for a log read from stdin (annotations and SARIF locations).")
-@click.option("--today", "today", default=None, metavar="YYYY-MM-DD",
-              help="Judge allow-list expiry on this date (default: today, UTC).")
+@click.option("--today", "today", default=None, metavar="YYYY-MM-DD", envvar="LOGSCAN_TODAY",
+              help="Judge allow-list expiry on this date (default: today, UTC) [env LOGSCAN_TODAY].")
+@click.option("--gpu", default=None, metavar="GPU",
+              help="The GPU the log came from when the log does not say (sm90, H100, B200, ...), as for "
+                   "scan: a selection below the rung that GPU should reach is UNEXPECTED_FALLBACK.")
+@click.option("--cuda", default=None, metavar="VERSION",
+              help="torch.version.cuda of the engine (e.g. 12.8), as for scan.")
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
 def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Optional[str], fmt: str,
-         outputs: tuple[str, ...], stdin_name: Optional[str], today: Optional[str], patterns_dir: Optional[str]) -> None:
+         outputs: tuple[str, ...], stdin_name: Optional[str], today: Optional[str], gpu: Optional[str],
+         cuda: Optional[str], patterns_dir: Optional[str]) -> None:
     """Fail a CI pipeline when a log shows a kernel the policy forbids (exit 0 pass, 1 fail, 2 error).
 
     Every kernel selection, finding, run without a kernel (NO_KERNEL_SEEN) and, with
-    --baseline, every layer family compared with the baseline is one check.
+    --baseline, every layer family compared with the baseline is one check. A rule scoped by
+    'versions' is judged, for a log that prints no release, on every release its inferred range
+    (or any release) allows, and the worst outcome is kept. A failed start is refused as a
+    baseline. An input not read to its end is exit status 2; SIGINT / SIGTERM stop the read,
+    print the report of what was read, marked interrupted, and exit 130 / 143.
 
     \b
     Examples:
       vllm serve MODEL 2>&1 | tee server.log; logscan gate server.log
       logscan gate --policy gate.toml --format github --output junit=logscan.xml --output sarif=logscan.sarif server.log
       logscan gate --baseline good.json --stdin-name server.log - < server.log
+      logscan gate --gpu B200 server.log
     """
     from .gate import default_policy_path
     from .gate.baseline import SideError, load_side, require_selection
@@ -324,6 +377,8 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
 
     outs = _parse_outputs(outputs)
     day = _today(today)
+    _check_gpu(gpu)
+    _check_version(cuda, "--cuda", "12.8")
     packs = load_packs(patterns_dir) if patterns_dir else default_packs()
     try:
         policy = load_policy(policy_path, set(packs.findings.code), default_policy_path())
@@ -341,7 +396,8 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     paths = list(inputs) or ["-"]
     if paths == ["-"] and sys.stdin.isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan gate -'")
-    report = scan_inputs(paths, packs)
+    interrupt.install()
+    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     _rename_stdin(report, stdin_name)
     result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path)
     for ofmt, opath in outs:
@@ -352,10 +408,8 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
             click.echo(f"logscan: cannot write {opath}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_USAGE)
     click.echo(_gate_renderer(fmt)(report, result), nl=False)
-    errors = [s for s in report.inputs if s.error]
-    for s in errors:
-        click.echo(f"logscan: {s.error}", err=True)
-    if errors:
+    if _input_errors(report):
+        _exit_interrupted()
         sys.exit(EXIT_USAGE)
     failed = [c for c in result.checks if c.verdict == Verdict.fail]
     if failed:
@@ -417,9 +471,21 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
                 widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
                 for r in rows:
                     click.echo("  " + "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
+                if any(r[2] == "-" or r[5] == "-" for r in rows[1:]):
+                    click.echo("  RUNG -: no kernel on that side, or one on no shipped ladder (its place is unknown)")
                 for c in changes:
                     click.echo(f"  {c.family}: {c.reasoning}")
     sys.exit(EXIT_FAIL_ON if any(c.regressed for c in changes) else EXIT_OK)
+
+
+def _check_gpu(gpu: str | None) -> None:
+    """A ``--gpu`` value must name a known GPU or compute capability; raises ``click.BadParameter``."""
+    if gpu:
+        from .analysis.gpus import resolve_gpu
+
+        if resolve_gpu(gpu) is None:
+            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
+                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
 
 
 def _check_version(value: str | None, hint: str, example: str) -> None:

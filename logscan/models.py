@@ -130,6 +130,8 @@ class Finding(BaseModel):
     evidence: str
     rule: Optional[str] = None
     kernel: Optional[str] = None
+    #: the layer family it is about (None: the whole run); a finding is one per (run, family, code)
+    family: Optional[str] = None
     reasons: list[str] = Field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
     remedy: Optional[str] = None
     inferred: bool = False  #: True when no line states it and it follows from the ladder
@@ -175,6 +177,9 @@ class EngineInfo(BaseModel):
     #: kernel or backend names, see ``platform_evidence``) or ``unknown`` (CUDA ladders assumed)
     platform_source: str = "unknown"
     platform_evidence: Optional[str] = None
+    #: ``version_source == "inferred"``: the oldest and newest shipped releases that fit the log
+    #: (the real release lies between them); the gate judges ``versions`` rules over this range
+    release_range: Optional[list[str]] = None
 
 
 class AttentionChoice(BaseModel):

@@ -22,6 +22,7 @@ from .match import Matcher
 from .models import Event, InputStats, Report, Run
 from .packs.loader import PackSet, default_packs
 from .sources.prefix import PrefixParser
+from .sources import interrupt
 from .sources.prefilter import make_prefilter
 from .sources.reader import InputError, LineReader, open_input
 from .sources.unwrap import Unwrapper
@@ -161,7 +162,9 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
     does not; they only feed inferences, which stay marked ``observed=False``.
 
     An input that cannot be opened does not stop the others: its ``InputStats.error`` says why
-    (the CLI turns that into exit status 2). Runs never span two inputs. ``prefilter``:
+    (the CLI turns that into exit status 2). After SIGINT/SIGTERM (``sources/interrupt.py``,
+    once installed) the input being read ends there, marked in its ``error``, and no further
+    input is read. Runs never span two inputs. ``prefilter``:
     ``hyperscan``, ``python``, ``off`` (every line fed) or None (``$LOGSCAN_PREFILTER``, else
     the best available); raises ``ValueError`` for an engine that is not available.
     """
@@ -182,17 +185,20 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
             items: list = []
             reader = LineReader(fh, stats, pf)
             unwrapper = Unwrapper()
-            for n, text, trunc in reader:
-                for rec in unwrapper.feed(n, text, trunc):
-                    if rec[2] and not trunc:  # a joined CRI/Docker record cut at the unwrapper's cap
-                        stats.truncated_lines += 1
-                    items.extend(pipe.feed(*rec))
-                # a partial record or a multi-line event is open: the reader must not skip
-                reader.hold = unwrapper.pending or not pipe.quiescent
-                if items:
-                    _collect(items, report, index)
-                    index = len(report.runs)
-                    items.clear()
+            try:
+                for n, text, trunc in reader:
+                    for rec in unwrapper.feed(n, text, trunc):
+                        if rec[2] and not trunc:  # a joined CRI/Docker record cut at the unwrapper's cap
+                            stats.truncated_lines += 1
+                        items.extend(pipe.feed(*rec))
+                    # a partial record or a multi-line event is open: the reader must not skip
+                    reader.hold = unwrapper.pending or not pipe.quiescent
+                    if items:
+                        _collect(items, report, index)
+                        index = len(report.runs)
+                        items.clear()
+            except interrupt.Interrupted:  # SIGINT/SIGTERM: what was read is reported, marked
+                stats.error = interrupt.note(reader.n)
             for rec in unwrapper.flush():
                 if rec[2]:  # a partial record the input never finished
                     stats.truncated_lines += 1
@@ -203,6 +209,8 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
         finally:
             if fh is not None and path != "-":
                 fh.close()
+        if interrupt.requested():
+            break
     for i, run in enumerate(report.runs):
         run.index = i
     return report

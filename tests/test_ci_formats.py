@@ -240,7 +240,7 @@ def test_markdown_summary_shows_verdict_and_selection_table():
 # ---- snapshots: the whole output of every format, on real logs, pinned --------------------------
 
 SNAP_CASES = {
-    "vllm-024-baseline-011": ("fixtures/vllm/vllm-024.log", "fixtures/vllm/vllm-011.log"),
+    "vllm-024-baseline-011": ("fixtures/vllm/vllm-024.log", "tests/data/vllm-011-loaded.log"),
     "vllm-009-native": ("fixtures/vllm/vllm-009.log", None),
     "constructed-emulation": ("tests/data/constructed-emulation.log", None),
 }
@@ -311,7 +311,7 @@ def test_github_title_says_the_code_once():
     policy = load_policy(None, set(packs.findings.code), default_policy_path())
     report = scan_inputs([str(FIXTURES / "vllm" / "vllm-024.log")], packs)
     gate = evaluate(report, policy, packs.findings, date(2026, 6, 1),
-                    baseline=scan_inputs([str(FIXTURES / "vllm" / "vllm-011.log")], packs))
+                    baseline=scan_inputs([str(ROOT / "tests" / "data" / "vllm-011-loaded.log")], packs))
     base = [c for c in gate.checks if c.kind == "baseline"]
     assert base and all(c.name.endswith(c.code) for c in base)
     assert all(github.title(c).count(c.code or c.kind) == 1 for c in gate.checks)

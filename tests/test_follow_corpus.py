@@ -25,7 +25,9 @@ def test_follow_agrees_with_scan_on_the_corpus(packs, tmp_path, log):
     expected = set()
     for run in scan_inputs([str(log)], packs).runs:
         expected |= {(run.first_line, "s", s.family, s.kernel, s.cost_class.value) for s in run.selections}
-        expected |= {(run.first_line, "f", f.code) for f in run.findings}
+        expected |= {(run.first_line, "f", f.family, f.code) for f in run.findings}
+        if run.start_failure is not None:
+            expected.add((run.first_line, "x", run.start_failure.line))
     lines = log.read_bytes().split(b"\n")
     path = tmp_path / "engine.log"
     out = io.StringIO()
@@ -43,7 +45,9 @@ def test_follow_agrees_with_scan_on_the_corpus(packs, tmp_path, log):
         if r["type"] == "selection":
             s = r["selection"]
             got[(r["run_line"], "s", s["family"], s["kernel"], s["cost_class"])] += 1
+        elif r["type"] == "start_failure":
+            got[(r["run_line"], "x", r["start_failure"]["line"])] += 1
         else:
-            got[(r["run_line"], "f", r["finding"]["code"])] += 1
+            got[(r["run_line"], "f", r["finding"].get("family"), r["finding"]["code"])] += 1
     assert [k for k, n in got.items() if n > 1] == []
     assert set(got) == expected

@@ -55,7 +55,9 @@ def _expected(tmp: Path, lines: list[str]) -> collections.Counter:
         for s in run.selections:
             keys[(run.first_line, "selection", s.family, s.kernel, s.cost_class.value)] += 1
         for f in run.findings:
-            keys[(run.first_line, "finding", f.code)] += 1
+            keys[(run.first_line, "finding", f.family, f.code)] += 1
+        if run.start_failure is not None:
+            keys[(run.first_line, "start_failure", run.start_failure.line)] += 1
     return keys
 
 
@@ -68,8 +70,10 @@ def _got(outputs: list[str]) -> collections.Counter:
             if rec["type"] == "selection":
                 s = rec["selection"]
                 keys[(rec["run_line"], "selection", s["family"], s["kernel"], s["cost_class"])] += 1
+            elif rec["type"] == "start_failure":
+                keys[(rec["run_line"], "start_failure", rec["start_failure"]["line"])] += 1
             else:
-                keys[(rec["run_line"], "finding", rec["finding"]["code"])] += 1
+                keys[(rec["run_line"], "finding", rec["finding"].get("family"), rec["finding"]["code"])] += 1
     return keys
 
 

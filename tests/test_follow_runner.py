@@ -30,7 +30,9 @@ def _scan_keys(path) -> collections.Counter:
         for s in run.selections:
             keys[(run.first_line, "selection", s.family, s.kernel, s.cost_class.value)] += 1
         for f in run.findings:
-            keys[(run.first_line, "finding", f.code)] += 1
+            keys[(run.first_line, "finding", f.family, f.code)] += 1
+        if run.start_failure is not None:
+            keys[(run.first_line, "start_failure", run.start_failure.line)] += 1
     return keys
 
 
@@ -41,8 +43,10 @@ def _json_keys(text: str) -> collections.Counter:
         if r["type"] == "selection":
             s = r["selection"]
             keys[(r["run_line"], "selection", s["family"], s["kernel"], s["cost_class"])] += 1
+        elif r["type"] == "start_failure":
+            keys[(r["run_line"], "start_failure", r["start_failure"]["line"])] += 1
         else:
-            keys[(r["run_line"], "finding", r["finding"]["code"])] += 1
+            keys[(r["run_line"], "finding", r["finding"].get("family"), r["finding"]["code"])] += 1
     return keys
 
 

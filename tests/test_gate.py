@@ -32,7 +32,7 @@ NATIVE = FIXTURES / "vllm" / "vllm-009.log"  # NVFP4 MoE on FLASHINFER_B12X (nat
 FP4_MARLIN = FIXTURES / "vllm" / "vllm-005.log"  # NVFP4 linear on Marlin (weight_only)
 FP8_MARLIN = FIXTURES / "vllm" / "vllm-004.log"  # FP8 W8A8 on FP8 Marlin (weight_only)
 AWQ_FORCED = FIXTURES / "vllm" / "vllm-002.log"  # no kernel selection, SLOW_QUANT_METHOD only
-NATIVE_CUTLASS = FIXTURES / "vllm" / "vllm-011.log"  # NVFP4: linear flashinfer-cutlass 2/14, MoE Cutlass (a CUTLASS rung)
+NATIVE_CUTLASS = ROOT / "tests" / "data" / "vllm-011-loaded.log"  # vllm-011 cut before its failure line; NVFP4: linear flashinfer-cutlass 2/14, MoE Cutlass (a CUTLASS rung)
 MARLIN_SM120 = FIXTURES / "vllm" / "vllm-024.log"  # NVFP4: MoE MARLIN 6/8, linear Marlin 6/14
 
 
@@ -308,10 +308,22 @@ def test_baseline_fails_when_a_kernel_moved_down_its_ladder(good_json):
 
 def test_baseline_against_itself_passes(good_json):
     r, doc = gate_json("--baseline", str(good_json), str(NATIVE_CUTLASS))
-    assert r.exit_code == 1  # the log's start failed: START_FAILED, and nothing else fails
-    assert [c["code"] for c in doc["gate"]["checks"] if c["verdict"] == "fail"] == ["START_FAILED"]
-    assert {c["kind"] for c in doc["gate"]["checks"]} == {"selection", "baseline", "start_failure"}
+    assert r.exit_code == 0
+    assert [c["code"] for c in doc["gate"]["checks"] if c["verdict"] == "fail"] == []
+    assert {c["kind"] for c in doc["gate"]["checks"]} == {"selection", "baseline"}
     assert all(ch["status"] == "same" for ch in doc["gate"]["changes"])
+
+
+def test_a_failed_start_is_refused_as_a_baseline(tmp_path):
+    """Issue 12 case 4: vllm-011 says 'EngineCore failed to start.': its kernels never served."""
+    bad = tmp_path / "good.json"
+    r = run("scan", "--format", "json", str(FIXTURES / "vllm" / "vllm-011.log"))
+    bad.write_text(r.stdout)
+    for args in (["gate", "--baseline", str(bad), str(NATIVE_CUTLASS)], ["diff", str(bad), str(NATIVE_CUTLASS)],
+                 ["gate", "--baseline", str(FIXTURES / "vllm" / "vllm-011.log"), str(NATIVE_CUTLASS)]):
+        res = run(*args)
+        assert res.exit_code == 2, args
+        assert "is a failed start (line 9: EngineCore failed to start.)" in res.stderr
 
 
 def test_baseline_family_missing_fails(good_json):

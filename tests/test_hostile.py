@@ -132,7 +132,7 @@ def test_truncated_gzip_keeps_every_line_before_the_damage(tmp_path, mode):
     full.write_bytes(body.encode()[: st["bytes"]])
     assert _scan(full, "off")["inputs"][0]["lines"] == st["lines"]  # exactly the lines before the cut
     r = CliRunner().invoke(cli, ["scan", str(p)])
-    assert r.exit_code == 0 and "ends early or is corrupt" in r.output
+    assert r.exit_code == 2 and "ends early or is corrupt" in r.output  # docs/fail-closed.md: damaged = 2
 
 
 def test_gzip_cut_inside_its_header_is_an_unreadable_input(tmp_path):

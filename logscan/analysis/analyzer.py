@@ -16,6 +16,7 @@ from typing import Iterator, Optional
 import regex
 from packaging.version import InvalidVersion, Version
 
+from ..formats.clip import clip
 from ..models import (COST_ORDER, AttentionChoice, CostClass, EngineInfo, Event, Finding, KvCache, Run,
                       RunConfig, Selection, Severity, StartFailure)
 from ..packs.loader import CompiledRule, Pack, PackSet
@@ -312,6 +313,7 @@ class Analyzer:
                 info.version_source = "inferred"
                 prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
                 info.version_evidence = prefix + guess.describe()
+                info.release_range = [guess.releases[0], guess.releases[-1]]
                 v = Version(guess.newest)
             elif run.version:
                 info.version_source = "logged"
@@ -458,7 +460,7 @@ class Analyzer:
                        f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Candidates: "
                        + ("; ".join(k.candidates) or "no software gate recorded") for k in skipped]
             add_finding("UNEXPECTED_FALLBACK", ev, sel.rule, kernel=sel.kernel, reasons=reasons, inferred=True,
-                        basis="ladder",
+                        basis="ladder", family=sel.family,
                         title=f"{sel.kernel} ({sel.family}) is below what sm{machine.cc} should reach: "
                               f"{skipped[0].kernel} ({skipped[0].cost_class})")
 
@@ -469,15 +471,26 @@ class Analyzer:
         pack = self.packs.packs[run.engine]
         self._infer_platform(run, info, pack)
         sels: dict[tuple[str, str], _Sel] = {}
-        findings: dict[str, Finding] = {}
+        findings: dict[tuple[Optional[str], str], Finding] = {}  #: (family, code) -> the finding
         codes = self.packs.findings
+
+        def finding_key(code: str, family: Optional[str]) -> tuple[Optional[str], str]:
+            """One finding per (family, code): a finding about no family joins the code's only
+            finding, and a family's finding takes over the code's family-less one."""
+            same = [k for k in findings if k[1] == code]
+            if family is None and len(same) == 1:
+                return same[0]
+            if family is not None and (None, code) in findings and (family, code) not in findings:
+                findings[(family, code)] = findings.pop((None, code)).model_copy(update={"family": family})
+            return (family, code)
 
         def add_finding(code: str, ev: Event, rule_id: Optional[str], kernel: Optional[str] = None,
                         reasons: Optional[list[str]] = None, remedy: Optional[str] = None,
                         inferred: bool = False, title: Optional[str] = None,
-                        basis: Optional[str] = None) -> None:
-            """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``)."""
-            key = code
+                        basis: Optional[str] = None, family: Optional[str] = None) -> None:
+            """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``);
+            ``family``: the layer family it is about (None: the run as a whole)."""
+            key = finding_key(code, family)
             if key in findings:
                 f = findings[key]
                 for rs in reasons or []:
@@ -485,12 +498,12 @@ class Analyzer:
                         f.reasons.append(rs)
                 if f.inferred and not inferred:  # a line stating it beats an inference
                     findings[key] = f.model_copy(update={"inferred": False, "inferred_from": None, "line": ev.line,
-                                                         "evidence": ev.message[:2000], "rule": rule_id})
+                                                         "evidence": clip(ev.message, 2000), "rule": rule_id})
                 return
             info = codes.code[code]
             findings[key] = Finding(
                 code=code, severity=Severity(info.severity), title=title or info.title, line=ev.line,
-                evidence=ev.message[:2000], rule=rule_id, kernel=kernel, reasons=list(reasons or []),
+                evidence=clip(ev.message, 2000), rule=rule_id, kernel=kernel, family=key[0], reasons=list(reasons or []),
                 remedy=remedy, inferred=inferred, inferred_from=basis if inferred else None,
             )
 
@@ -504,6 +517,7 @@ class Analyzer:
             reasons = list(ev.items)
             if g.get("reason") and g["reason"].strip():
                 reasons.insert(0, g["reason"].strip())
+            sel_family: Optional[str] = None  # the family of the selection this line names, if any
             if r.family and kernel:
                 family = fill(r.family, g)
                 hint = fill(r.registry, g) if r.registry else None
@@ -543,10 +557,11 @@ class Analyzer:
                         family=family, kernel=kernel, cost_class=cost or CostClass.unknown,
                         scheme=(placement.registry.scheme or None) if placement else None,
                         ladder=placement.position if placement else None,
-                        observed=True, reasoning=reasoning, line=ev.line, evidence=ev.message[:2000],
+                        observed=True, reasoning=reasoning, line=ev.line, evidence=clip(ev.message, 2000),
                         rule=r.id,
                     )
                     sels[key] = _Sel(sel)
+                sel_family = sels[key].selection.family  # another line may have named this choice first
                 if rank:
                     sels[key].ranks.add(rank)
                 sels[key].printers.add(ev.rank or "main")
@@ -556,18 +571,20 @@ class Analyzer:
                       if placement is not None else None)
                 if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
                     code = codes.cost_class_finding[cost.value]
-                    add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis,
+                    add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis, family=sel_family,
                                 title=f"{codes.code[code].title}: {kernel} ({family})",
                                 reasons=self._why_cost(placement, lk, cost, reasoning))
                 if (lk is not None and lk.activation_scaling == "per-tensor"
                         and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
-                    add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder", reasons=[
+                    add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder",
+                                family=sel_family, reasons=[
                         f"quantization={run.config.quantization} asks for dynamic per-token FP8 activation "
                         f"scales where the GPU allows it; {placement.position.kernel_class} applies one scale "
                         f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
                         f"{placement.position.registry}, vLLM {placement.position.ladder_version})"])
             if r.finding:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
+                            family=sel_family,
                             remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
 
         self._arch_check(run, pack, add_finding)
@@ -591,7 +608,7 @@ class Analyzer:
             if code:
                 ev0 = Event(line=sel.line, rule=sel.rule, kind="inferred", source=run.source,
                             message=sel.reasoning or sel.evidence)
-                add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True, basis="config",
+                add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True, basis="config", family=sel.family,
                             title=f"{codes.code[code].title}: {sel.kernel} ({sel.family})")
         selections += self._walk_selections(run, pack, selections)
         self._rank_divergence(sels, add_finding)
@@ -606,7 +623,7 @@ class Analyzer:
                    worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure)
 
     @staticmethod
-    def _start_failure(run: _RunState, pack: Pack, findings: dict[str, Finding]) -> Optional[StartFailure]:
+    def _start_failure(run: _RunState, pack: Pack, findings: dict) -> Optional[StartFailure]:
         """The first ``start_failure`` line of the run, and the raised exception that caused it.
 
         The cause is a finding whose line matches the pack's ``exception_line`` (the last line
@@ -617,7 +634,7 @@ class Analyzer:
         ev = next((e for e in run.events if e.kind == "start_failure"), None)
         if ev is None:
             return None
-        sf = StartFailure(line=ev.line, evidence=ev.message[:2000], rule=ev.rule, process=ev.process)
+        sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
         pat = pack.meta.pack.exception_line
         if not pat:
             return sf
@@ -627,8 +644,9 @@ class Analyzer:
         after = [f for f in cands if f.line > ev.line]
         cause = max(before, key=lambda f: f.line) if before else min(after, key=lambda f: f.line, default=None)
         if cause is not None:
-            findings[cause.code] = cause.model_copy(update={"fatal": True})
-            sf.cause_line, sf.cause = cause.line, cause.evidence[:2000]
+            key = next(k for k, f in findings.items() if f is cause)
+            findings[key] = cause.model_copy(update={"fatal": True})
+            sf.cause_line, sf.cause = cause.line, clip(cause.evidence, 2000)
         return sf
 
     @staticmethod
@@ -672,6 +690,7 @@ class Analyzer:
             reasons = [f"{', '.join(sorted(x.printers))}: {x.selection.kernel} (line {x.selection.line})"
                        for x in ranked]
             add_finding("RANK_DIVERGENCE", ranked[-1].events[0], ranked[-1].selection.rule, reasons=reasons,
+                        family=family,
                         title=f"ranks chose different kernels for {family}: "
                               + " vs ".join(x.selection.kernel for x in ranked))
 
@@ -686,7 +705,7 @@ class Analyzer:
             if key not in out:
                 cands = ev.groups.get("candidates") or ""
                 out[key] = AttentionChoice(backend=name.strip(), candidates=_LIST_ITEM.findall(cands)[:32],
-                                           line=ev.line, evidence=ev.message[:2000], rule=ev.rule)
+                                           line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule)
             if who and who not in out[key].ranks:
                 out[key].ranks = sorted([*out[key].ranks, who])
         return list(out.values())
@@ -701,7 +720,7 @@ class Analyzer:
         kv = KvCache(requested=req, requested_line=run.kv_requested_line)
         if run.kv_used is not None:
             used, ev = run.kv_used
-            kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, ev.message[:2000]
+            kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, clip(ev.message, 2000)
             if req and kv_norm(req, aliases) != "auto" and not kv_same(req, used, aliases):
                 add_finding("KV_CACHE_DTYPE_FALLBACK", ev, ev.rule,
                             reasons=[f"requested kv_cache_dtype={req} (line {run.kv_requested_line}), "

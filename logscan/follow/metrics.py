@@ -12,17 +12,15 @@ label is added; in ``daemonset`` mode one process reads every pod of a node, and
 ``namespace``, ``pod`` and ``container`` labels (from the kubelet path) tell them apart.
 
 Endpoints: ``/metrics``; ``/livez`` (200 while the process runs); ``/readyz`` (200 once the
-content that existed at start-up has been read, 503 before).
+content that existed at start-up has been read and every path given (not a glob) is there,
+503 before).
 """
 from __future__ import annotations
 
-import threading
-from socketserver import ThreadingMixIn
 from typing import Callable, Iterable, Optional
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import regex
-from prometheus_client import CollectorRegistry, Counter, Gauge, make_wsgi_app
+from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ..models import Run
 from .podinfo import PodLabels
@@ -63,6 +61,11 @@ class FollowMetrics:
                               "dequantize-at-load kernel, else 0", pod, registry=r)
         self.findings = Counter("logscan_findings", "Findings reported, by code and severity",
                                 pod + ("code", "severity"), registry=r)
+        self.start_failures = Counter("logscan_start_failures",
+                                      "Engine runs whose log says the start failed (EngineCore failed to start., ...)",
+                                      pod, registry=r)
+        self.start_failed = Gauge("logscan_start_failed",
+                                  "1 when the latest engine run's log says its start failed, else 0", pod, registry=r)
         self.lines = Counter("logscan_read_lines", "Log lines read", pod, registry=r)
         self.bytes = Counter("logscan_read_bytes", "Log bytes read", pod, registry=r)
         self.rotations = Counter("logscan_rotations", "Log rotations followed, by kind (rename, copytruncate)",
@@ -72,11 +75,15 @@ class FollowMetrics:
                                "content lost to a copytruncate without a copy", pod, registry=r)
         self.last_line = Gauge("logscan_last_line_timestamp_seconds",
                                "Unix time at which the last log line was read", pod, registry=r)
-        self.streams = Gauge("logscan_followed_files", "Log files followed now", registry=r)
+        self.streams = Gauge("logscan_followed_files", "Log files followed now (present, or open)", registry=r)
+        self.missing = Gauge("logscan_missing_files",
+                             "Paths given on the command line (not globs) that are not there", registry=r)
         if not pod:  # series that exist from the start, at 0
             for kind in ("rename", "copytruncate"):
                 self.rotations.labels(kind)
             self.degraded.set(0)
+            self.start_failed.set(0)
+            self.start_failures.inc(0)
         self._kernels: set[str] = set()
         self._sel: dict[str, set[tuple]] = {}  # stream -> exported selection label tuples
         self._deg: dict[str, tuple[tuple, bool]] = {}  # stream -> (pod label tuple, degraded)
@@ -141,9 +148,14 @@ class FollowMetrics:
         bad = any(s.cost_class.value in self.degraded_classes for s in run.selections)
         self._deg[stream] = (pod, bad)
         self._set_degraded(pod)
+        self.child(self.start_failed, pod).set(1 if run.start_failure is not None else 0)
 
     def _set_degraded(self, pod: tuple) -> None:
         self.child(self.degraded, pod).set(1 if any(b for p, b in self._deg.values() if p == pod) else 0)
+
+    def start_failure(self, labels: PodLabels) -> None:
+        """Count one run whose start failed."""
+        self.child(self.start_failures, self.pod_values(labels)).inc()
 
     def finding(self, labels: PodLabels, code: str, severity: str) -> None:
         """Count one reported finding."""
@@ -173,15 +185,6 @@ class FollowMetrics:
             self._set_degraded(pod)
 
 
-class _Server(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - no access log on stderr
-        pass
-
-
 def parse_addr(addr: str) -> tuple[str, int]:
     """``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); raises ``ValueError`` when malformed."""
     host, sep, port = addr.rpartition(":")
@@ -192,38 +195,28 @@ def parse_addr(addr: str) -> tuple[str, int]:
 
 
 def serve(metrics: FollowMetrics, addr: str, ready: Callable[[], bool]):
-    """Start the HTTP endpoint in a daemon thread; returns the server (``server_address`` has the port).
+    """Start the HTTP endpoint (``http.BoundedHTTPServer``: per-connection timeouts, a small
+    worker bound); returns the server (``server_address`` has the port).
 
     Raises ``OSError`` when the address cannot be bound.
     """
-    host, port = parse_addr(addr)
-    prom = make_wsgi_app(metrics.registry)
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-    def app(environ, start_response):
-        path = environ.get("PATH_INFO", "")
+    from .http import BoundedHTTPServer
+
+    host, port = parse_addr(addr)
+
+    def handler(path: str) -> tuple[str, str, bytes]:
         if path == "/metrics":
-            return prom(environ, start_response)
+            return "200 OK", CONTENT_TYPE_LATEST, generate_latest(metrics.registry)
         if path == "/livez":
-            start_response("200 OK", [("Content-Type", "text/plain")])
-            return [b"ok\n"]
+            return "200 OK", "text/plain", b"ok\n"
         if path == "/readyz":
             ok = ready()
-            start_response("200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain")])
-            return [b"ready\n" if ok else b"catching up\n"]
-        start_response("404 Not Found", [("Content-Type", "text/plain")])
-        return [b"not found: try /metrics, /livez, /readyz\n"]
+            return ("200 OK" if ok else "503 Service Unavailable"), "text/plain", (b"ready\n" if ok else b"catching up\n")
+        return "404 Not Found", "text/plain", b"not found: try /metrics, /livez, /readyz\n"
 
-    server_cls = _Server
-    if ":" in host:
-        import socket
-
-        class _Server6(_Server):
-            address_family = socket.AF_INET6
-        server_cls = _Server6
-    httpd = make_server(host, port, app, server_class=server_cls, handler_class=_Quiet)
-    t = threading.Thread(target=httpd.serve_forever, name="logscan-metrics", daemon=True)
-    t.start()
-    return httpd
+    return BoundedHTTPServer(host, port, handler).start()
 
 
 def is_loopback(host: str) -> bool:

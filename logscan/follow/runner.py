@@ -12,7 +12,10 @@ was *quiescent* (no multi-line message half gathered, no CRI partial record pend
 pipeline checkpoint at that point (the open run's events), and the keys of what was already
 reported for the latest runs. A restart resumes there: the few lines after it are read again
 and rebuild the same state, and what they produce was reported already, so it is not
-printed twice. The file is written atomically (temporary file, fsync, rename).
+printed twice. The file is written atomically (temporary file, fsync, rename), and it is
+written *before* new records are printed (write-ahead), so even a kill -9 between two saves
+prints nothing twice; a kill in the instant between that write and the print loses those
+records instead (at most once: docs/fail-closed.md).
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from typing import IO, Literal, Optional, Union
 
 from pydantic import BaseModel
 
-from ..models import Finding, InputStats, Run, Selection
+from ..models import Finding, InputStats, Run, Selection, StartFailure
 from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
 from ..sources.prefilter import make_prefilter
@@ -46,9 +49,9 @@ _GLOB_CHARS = set("*?[")
 
 
 class FollowRecord(BaseModel):
-    """One JSON line on stdout: a selection or a finding, as soon as logscan sees it."""
+    """One JSON line on stdout: a selection, a finding or a failed start, as soon as logscan sees it."""
 
-    type: Literal["selection", "finding"]
+    type: Literal["selection", "finding", "start_failure"]
     source: str  #: the followed path (its live name) or ``<stdin>``
     namespace: Optional[str] = None
     pod: Optional[str] = None
@@ -59,6 +62,8 @@ class FollowRecord(BaseModel):
     model: Optional[str] = None
     selection: Optional[Selection] = None
     finding: Optional[Finding] = None
+    #: ``type == "start_failure"``: the engine's own line saying this run's start failed
+    start_failure: Optional[StartFailure] = None
 
 
 class Stream:
@@ -122,6 +127,9 @@ class Follower:
         self._last_state = ""
         self._state_error = ""
         self._state = self._load_state()
+        #: literal (non-glob) paths that are not there: said on stderr, kept out of
+        #: ``logscan_followed_files``, counted in ``logscan_missing_files``, and /readyz is 503
+        self.missing: set[str] = set()
 
     # -- state ---------------------------------------------------------------------------
     def _load_state(self) -> dict:
@@ -248,8 +256,17 @@ class Follower:
             s.missing += 1
             if s.missing >= 3 and not s.tail.pending:
                 self._drop(key)
+        missing = {k for k, s in self.streams.items()
+                   if k != "-" and not (_GLOB_CHARS & set(k)) and k in self.inputs
+                   and s.tail.fd is None and not os.path.exists(k)}
+        for k in sorted(missing - self.missing):
+            self._note(f"{k}: not there yet: waiting for it to appear (/readyz says 503 until it does)")
+        for k in sorted(self.missing - missing):
+            self._note(f"{k}: appeared: following it")
+        self.missing = missing
         if self.metrics:
-            self.metrics.streams.set(sum(1 for s in self.streams.values() if not s.done))
+            self.metrics.streams.set(sum(1 for k, s in self.streams.items() if not s.done and k not in missing))
+            self.metrics.missing.set(len(missing))
 
     def _drop(self, key: str) -> None:
         s = self.streams.pop(key)
@@ -316,18 +333,29 @@ class Follower:
         base = dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
                     run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
                     model=run.config.model)
+        new: list[tuple[str, FollowRecord]] = []
         for sel in run.selections:
             key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"
             if key not in seen:
-                seen.add(key)
-                self._emit(FollowRecord(type="selection", selection=sel, **base))
+                new.append((key, FollowRecord(type="selection", selection=sel, **base)))
         for f in run.findings:
-            key = f"f\x1f{f.code}"
+            key = f"f\x1f{f.code}" + (f"\x1f{f.family}" if f.family else "")  # one per (run, family, code)
             if key not in seen:
-                seen.add(key)
-                self._emit(FollowRecord(type="finding", finding=f, **base))
-                if self.metrics:
-                    self.metrics.finding(lab, f.code, f.severity.value)
+                new.append((key, FollowRecord(type="finding", finding=f, **base)))
+        sf = run.start_failure
+        if sf is not None and "x" not in seen:
+            new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
+        for key, rec in new:
+            seen.add(key)
+            if self.state_file:
+                # write-ahead: the state saying this record was reported is on disk before it is
+                # printed, so a kill -9 at any point never prints it twice after the restart
+                self.save_state()
+            self._emit(rec)
+            if self.metrics and rec.finding is not None:
+                self.metrics.finding(lab, rec.finding.code, rec.finding.severity.value)
+            if self.metrics and rec.start_failure is not None:
+                self.metrics.start_failure(lab)
         if self.metrics:
             self.metrics.set_run(s.key, lab, run)
 
@@ -390,7 +418,7 @@ class Follower:
             if self.stop:
                 break
         if not self.stop:
-            self.ready = True
+            self.ready = not self.missing  # a followed path that is not there is not "caught up"
         if self.state_file and time.monotonic() - self._last_save >= self.state_every:
             self.save_state()
 

@@ -69,6 +69,15 @@ FP_LEN = 1024
 CHUNK = max(256 * 1024, MAX_LINE)
 _GZ_MAGIC = b"\x1f\x8b"
 _ROTATED = regex.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")
+#: files read to their end whose head digests are kept (``Position.seen``)
+SEEN = 64
+
+
+def _digest(head: bytes) -> str:
+    """A short digest of a file's head (its first ``FP_LEN`` bytes, or all of a shorter file)."""
+    import hashlib
+
+    return hashlib.blake2b(head, digest_size=12).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -87,18 +96,24 @@ class Position:
     #: head of the last non-empty rotated piece read before this file: pieces newer than it
     #: are unread (an empty piece cannot be recognised, but reading it again costs nothing)
     last: bytes = b""
+    #: digests (``_digest``) of the heads of the last ``SEEN`` files read to their end: a
+    #: rotated piece holding one of them is never read again, whatever its name says of its age
+    seen: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         """JSON-able form (the fingerprints as hex)."""
         return {"dev": self.dev, "ino": self.ino, "fp": self.fp.hex(), "offset": self.offset,
-                "last": self.last.hex()}
+                "last": self.last.hex(), "seen": list(self.seen)}
 
     @classmethod
     def from_json(cls, d: dict) -> "Position":
         """Inverse of ``to_json``; raises ``ValueError`` on a malformed dict."""
         try:
+            seen = d.get("seen", [])
+            if not isinstance(seen, list) or not all(isinstance(x, str) and len(x) <= 64 for x in seen):
+                raise ValueError("'seen' is not a list of digests")
             return cls(int(d["dev"]), int(d["ino"]), bytes.fromhex(d["fp"]), int(d["offset"]),
-                       bytes.fromhex(d.get("last", "")))
+                       bytes.fromhex(d.get("last", "")), tuple(seen[-SEEN:]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad position {d!r}: {exc}") from None
 
@@ -177,6 +192,7 @@ class FileTail(_LineCut):
         #: finds the file again if it is gzipped or renamed before its turn
         self._queue: deque[tuple[str, int, bytes]] = deque()
         self._last_head = b""  # head of the last rotated file read: newer ones are read next
+        self._seen: deque[str] = deque(maxlen=SEEN)  # digests of heads of files read to their end
         self._in_finished = False
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
@@ -198,10 +214,11 @@ class FileTail(_LineCut):
                     st = os.stat(p)
                 except OSError:
                     continue
-                return Position(st.st_dev, st.st_ino, head[:min(FP_LEN, offset)], offset, self._last_head)
+                return Position(st.st_dev, st.st_ino, head[:min(FP_LEN, offset)], offset, self._last_head,
+                                tuple(self._seen))
         if self.fd is None and self.dev == 0:
             return None
-        return Position(self.dev, self.ino, self.fp, self.offset, self._last_head)
+        return Position(self.dev, self.ino, self.fp, self.offset, self._last_head, tuple(self._seen))
 
     def siblings(self) -> list[str]:
         """Rotated siblings of the live path, oldest first.
@@ -236,6 +253,7 @@ class FileTail(_LineCut):
         """
         if pos is None:
             return
+        self._seen.extend(pos.seen)
         try:
             st = os.stat(self.path)
         except OSError:
@@ -406,9 +424,27 @@ class FileTail(_LineCut):
             # else: no live file open, so the end of this piece is where reading stands
 
     def _queue_after(self, sibs: list[str], index: int, offset: int, end: Optional[int] = None) -> None:
-        """Queue ``sibs[index]`` from ``offset`` and the newer rotated files (up to ``end``) from 0."""
-        self._queue.extend((sib, offset if i == index else 0, _head(sib, FP_LEN) or b"")
-                           for i, sib in enumerate(sibs) if i >= index and (end is None or i < end))
+        """Queue ``sibs[index]`` from ``offset`` and the newer rotated files (up to ``end``) from 0.
+
+        A newer file whose head is one of a file already read to its end (``_seen``) is skipped:
+        names do not always tell age (``x.1`` renamed, then a copytruncate copy named ``x.2``;
+        the live file renamed to ``x.2`` while ``x.1`` is there), contents do."""
+        for i, sib in enumerate(sibs):
+            if i < index or (end is not None and i >= end):
+                continue
+            head = _head(sib, FP_LEN) or b""
+            if (i > index or not offset) and head and _digest(head) in self._seen:
+                continue
+            if any(q[0] == sib for q in self._queue):
+                continue
+            self._queue.append((sib, offset if i == index else 0, head))
+
+    def _mark_read(self, head: bytes) -> None:
+        """Remember a file read to its end by its head."""
+        if head:
+            d = _digest(head[:FP_LEN])
+            if d not in self._seen:
+                self._seen.append(d)
 
     def _index_of(self, sibs: list[str], fp: bytes, same_inode: bool) -> Optional[int]:
         """Index of the sibling holding the content that starts with ``fp`` (newest first);
@@ -455,6 +491,7 @@ class FileTail(_LineCut):
             self._queue.popleft()
             if head:  # an empty rotated file cannot be found again; the last non-empty one can
                 self._last_head = head
+                self._mark_read(head)
 
     def _last_index(self, sibs: list[str]) -> Optional[int]:
         """Index of the last rotated piece read (-1: none with content yet; None: not found)."""
@@ -467,8 +504,17 @@ class FileTail(_LineCut):
         """Queue the rotated pieces newer than the last one read (up to ``end``): they appeared
         meanwhile, e.g. a copytruncate of a file not read yet; True when any."""
         sibs = self.siblings() if sibs is None else sibs
-        index = self._last_index(sibs)
         stop = len(sibs) if end is None else end
+        if self._seen and len(sibs) <= SEEN:
+            # what was read is known by content: every other non-empty piece is unread, whatever
+            # its name says of its age (a copy named x.2 made after x.1 was read)
+            queued = {q[0] for q in self._queue}
+            fresh = [i for i in range(stop) if sibs[i] not in queued
+                     and (h := _head(sibs[i], FP_LEN)) and _digest(h) not in self._seen]
+            for i in fresh:
+                self._queue_after(sibs, i, 0, i + 1)
+            return bool(fresh)
+        index = self._last_index(sibs)
         if index is None or index + 1 >= stop:
             return False
         self._queue_after(sibs, index + 1, 0, stop)
@@ -553,6 +599,7 @@ class FileTail(_LineCut):
             self._queue_after(sibs, index + 1, 0)  # rotated after ours, before the live file
         if self.fp:
             self._last_head = self.fp
+            self._mark_read(self.fp)
         self.close()
         self.rotations["rename"] += 1
         yield from self._drain_queue()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import regex
+from .clip import clip
 
 #: Characters XML 1.0 cannot hold at all (even escaped): C0 controls but tab, LF, CR; surrogates; U+FFFE/F.
 _XML_BAD = regex.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -28,4 +29,4 @@ def reasons_text(reasons: list[str], lines: bool = False, limit: int = 300, most
 def one_line(text: str, limit: int = 300) -> str:
     """Collapse all whitespace (newlines included) to single spaces and cut to ``limit`` characters."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    return clip(flat, limit)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from .clip import clip
 from ..models import InputStats, Report, Run
 
 if TYPE_CHECKING:
@@ -42,9 +43,9 @@ def _run(run: Run) -> list[str]:
         out.append("  config   " + " ".join(facts))
     sf = run.start_failure
     if sf is not None:
-        out.append(f"  start FAILED at line {sf.line}: {sf.evidence[:300]}")
+        out.append(f"  start FAILED at line {sf.line}: {clip(sf.evidence, 300)}")
         if sf.cause_line is not None:
-            out.append(f"      cause (line {sf.cause_line}): {(sf.cause or '')[:300]}")
+            out.append(f"      cause (line {sf.cause_line}): {clip(sf.cause or '', 300)}")
     if run.selections:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:
@@ -53,6 +54,8 @@ def _run(run: Run) -> list[str]:
                          ",".join(s.ranks) or "-", str(s.line)])
         out.append("")
         out += _table(rows)
+        if any(not s.ladder for s in run.selections):
+            out.append(f"  {RUNG_NONE}")
         for s in run.selections:
             if s.ladder and s.ladder.fell:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} rung(s) on {s.ladder.registry} "
@@ -75,9 +78,9 @@ def _run(run: Run) -> list[str]:
             if f.fatal:
                 tag += " [fatal: this exception failed the start]"
             out.append(f"  [{f.severity.value}] {f.code} line {f.line}: {f.title}{tag}")
-            out.append(f"      evidence: {f.evidence[:300]}")
+            out.append(f"      evidence: {clip(f.evidence, 300)}")
             for r in f.reasons[:20]:
-                out.append(f"      reason:   {r[:300]}")
+                out.append(f"      reason:   {clip(r, 300)}")
             if f.remedy:
                 out.append(f"      remedy:   {f.remedy}")
     return out
@@ -102,22 +105,43 @@ def input_note(st: InputStats) -> Optional[str]:
     return f"{st.source}: " + "; ".join(parts) if parts else None
 
 
+#: what ``RUNG -`` means, printed under every table that shows it
+RUNG_NONE = ("RUNG -: the kernel is on no shipped ladder of this engine release (a name the ladders do "
+             "not hold), so its place is unknown; the cost class says what the log or its name tells")
+
+
+def input_error(st: InputStats) -> Optional[str]:
+    """``PATH: why`` for an input that could not be read to its end (None when it was): the one
+    stderr line every subcommand prints for it (docs/fail-closed.md, exit status 2)."""
+    if not st.error:
+        return None
+    return st.error if st.error.startswith(st.source + ": ") else f"{st.source}: {st.error}"
+
+
+def unopened(st: InputStats) -> bool:
+    """True for an input that could not be opened at all (missing, a directory, no permission)."""
+    return bool(st.error) and st.lines == 0 and st.bytes == 0
+
+
 def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
-    """The text report (and the gate's checks, worst first, when given); deterministic."""
+    """The text report (and the gate's checks, worst first, when given); deterministic.
+
+    An input that could not be opened is not described here: its one line is on stderr.
+    """
     lines: list[str] = []
     for st in report.inputs:
-        note = input_note(st)
+        note = None if unopened(st) else input_note(st)
         if note:
             lines.append(f"! {note}")
-    if not report.runs:
+    if not report.runs and not all(unopened(st) for st in report.inputs):
         lines.append("No engine log line about quantization kernels was recognised.")
     for run in report.runs:
         if lines:
             lines.append("")
         lines += _run(run)
     if gate is not None:
-        lines += [""] + _gate(gate)
-    return "\n".join(lines) + "\n"
+        lines += ([""] if lines else []) + _gate(gate)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _gate(gate: "GateResult") -> list[str]:
@@ -134,6 +158,8 @@ def _gate(gate: "GateResult") -> list[str]:
                          o.cost_class.value if o else "-", n.kernel if n else "-", n.rung_text() if n else "-",
                          n.cost_class.value if n else "-", ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")])
         out += _table(rows)
+        if any(r[2] == "-" or r[5] == "-" for r in rows[1:]):
+            out.append("  RUNG -: no kernel on that side, or one on no shipped ladder (its place is unknown)")
     for c in sorted(gate.checks, key=lambda c: VERDICT_ORDER[c.verdict]):
         where = f"{c.source}:{c.line}" if c.line else c.source
         out.append(f"  [{c.verdict.value}] {where} {c.code or c.kind}: {c.message}")

@@ -219,15 +219,25 @@ def load_side(path: str, packs: PackSet, stdin_name: Optional[str] = None) -> Re
             if rep is not None:
                 return rep
     report = scan_inputs([path], packs)
-    errors = [s.error for s in report.inputs if s.error]
+    from ..formats.text import input_error
+
+    errors = [e for e in (input_error(s) for s in report.inputs) if e]
     if errors:
         raise SideError(errors[0])
     return report
 
 
 def require_selection(path: str, report: Report) -> None:
-    """Raise ``SideError`` when ``report`` (the baseline read from ``path``) holds no kernel selection:
-    a baseline that compares nothing would let every family pass as ``new``."""
+    """Raise ``SideError`` when ``report`` (the baseline read from ``path``) holds no kernel selection
+    (a baseline that compares nothing would let every family pass as ``new``), or when one of its
+    runs is a failed start (``Run.start_failure``: its kernels never served)."""
     if not any(run.selections for run in report.runs):
         raise SideError(f"{path}: baseline holds no kernel selection ({len(report.runs)} run(s)); "
                         "a baseline must show the known-good kernels")
+    from ..formats.clip import clip
+
+    failed = [run for run in report.runs if run.start_failure is not None]
+    if failed:  # its kernels never served: comparing with them would pass a start that is as broken
+        run = failed[0]
+        raise SideError(f"{path}: baseline run {run.index + 1} is a failed start (line {run.start_failure.line}: "
+                        f"{clip(run.start_failure.evidence, 120)}); a baseline must be a known-good start")

@@ -11,6 +11,7 @@ The gate never reads log lines: it has no matcher of its own.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from enum import Enum
 from typing import Literal, Optional
@@ -18,11 +19,14 @@ from typing import Literal, Optional
 from pydantic import BaseModel, Field
 
 from ..models import Report, Run, Selection
+from ..formats.clip import clip
 from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
+from .releases import Release, probe_versions, release_of
 
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
+INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, read error, a signal)
 START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start (``Run.start_failure``)
 KERNEL_POLICY = "KERNEL_POLICY"
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
@@ -56,7 +60,7 @@ class Check(BaseModel):
     ``source`` (None when the check concerns a whole input).
     """
 
-    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure"]
+    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure", "input"]
     code: Optional[str] = None
     name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
     message: str
@@ -121,31 +125,62 @@ def _allow(policy: Policy, s: Subject, cmap: dict[str, str], today: date) -> Opt
     return None
 
 
-def _scheme_of_finding(run: Run, kernel: Optional[str], line: int) -> Optional[Selection]:
+def _scheme_of_finding(run: Run, kernel: Optional[str], line: int, family: Optional[str] = None) -> Optional[Selection]:
+    if family is not None:  # the finding names its layer family: that family's selection
+        hit = next((s for s in run.selections if s.family == family), None)
+        if hit is not None:
+            return hit
     for s in run.selections:
         if (kernel and s.kernel.lower() == kernel.lower()) or s.line == line:
             return s
     return None
 
 
-def _judge(check: Check, s: Subject, policy: Policy, cmap: dict[str, str], today: date) -> Check:
+def _outcome(s: Subject, policy: Policy, cmap: dict[str, str], today: date):
+    """(verdict, decided by, reason, allowance) of one subject whose release is as ``s.version`` says."""
     verdict, where, why = _decide(policy, s, cmap)
+    allowed = _allow(policy, s, cmap, today) if verdict != Verdict.passed else None
+    final = verdict
+    if allowed is not None:
+        final = Verdict.fail if allowed.expired else Verdict.passed
+    return final, verdict, where, why, allowed
+
+
+def _versioned(policy: Policy) -> list[str]:
+    return [loc.item.versions for loc in policy.rules + policy.allow if loc.item.versions is not None]
+
+
+def _judge(check: Check, s: Subject, policy: Policy, cmap: dict[str, str], today: date,
+           release: Optional[Release] = None) -> Check:
+    specs = _versioned(policy)
+    note = ""
+    if release is None or release.known or not specs:
+        final, verdict, where, why, allowed = _outcome(replace(s, version=release.exact if release else s.version),
+                                                       policy, cmap, today)
+    else:  # fail closed: judge every release the range allows, keep the worst (the stricter reading)
+        outcomes = [_outcome(replace(s, version=v), policy, cmap, today) for v in probe_versions(release, specs)]
+        worst = min(outcomes, key=lambda o: VERDICT_ORDER[o[0]])
+        final, verdict, where, why, allowed = worst
+        scoped = {loc.where for loc in policy.rules + policy.allow if loc.item.versions is not None}
+        if len({(o[0], o[2]) for o in outcomes}) > 1:
+            note = f"; {release.describe()}: the stricter reading over that range decides"
+        elif where in scoped or (allowed is not None and allowed.where in scoped):
+            note = f"; {release.describe()}"
     check.verdict, check.decided_by = verdict, where
     if verdict != Verdict.passed:
         check.message += why
-        allowed = _allow(policy, s, cmap, today)
         if allowed is not None:
             check.allowance = allowed
+            check.verdict = final
             if allowed.expired:
-                check.verdict = Verdict.fail
                 check.message += (f"; allow-list entry {allowed.where} EXPIRED on {allowed.expires.isoformat()} "
                                   f"(reason was: {allowed.reason})")
             else:
-                check.verdict = Verdict.passed
                 check.message += (f"; allowed by {allowed.where} until {allowed.expires.isoformat()}: "
                                   f"{allowed.reason}")
         if check.code is None:
             check.code = KERNEL_POLICY
+    check.message += note
     return check
 
 
@@ -162,7 +197,9 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     facts: dict[int, str] = {}  #: id(check) -> its message before the policy's reason was added
     keys: dict[int, tuple] = {}  #: id(check) -> (run, source, line of its selection, code): one problem
     for run in report.runs:
-        eng, ver, n = run.engine.name, run.engine.version, run.index + 1
+        eng, n = run.engine.name, run.index + 1
+        rel = release_of(run.engine)
+        ver = rel.exact
         for sel in run.selections:
             rung = f" rung {sel.ladder.rung}/{sel.ladder.rungs} on {sel.ladder.registry}" if sel.ladder else ""
             fell = f", fell {sel.ladder.fell}" if sel.ladder and sel.ladder.fell else ""
@@ -176,9 +213,9 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             subj = Subject(eng, ver, sel.scheme, sel.family, cost_class=sel.cost_class.value, kernels=kernels)
             facts[id(c)] = c.message
             keys[id(c)] = (n, run.source, sel.line, sel.family)
-            checks.append(_judge(c, subj, policy, cmap, today))
+            checks.append(_judge(c, subj, policy, cmap, today, rel))
         for f in run.findings:
-            sel = _scheme_of_finding(run, f.kernel, f.line)
+            sel = _scheme_of_finding(run, f.kernel, f.line, f.family)
             tag = f.inferred_tag()
             c = Check(kind="finding", code=f.code, name=f"{f.code} line {f.line}",
                       message=f"{f.title}{tag}", verdict=Verdict.passed, decided_by="",
@@ -189,31 +226,40 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                            kernels=tuple(k for k in (f.kernel,) if k))
             facts[id(c)] = c.message
             keys[id(c)] = (n, run.source, sel.line, sel.family) if sel else (n, run.source, f.line, None)
-            checks.append(_judge(c, subj, policy, cmap, today))
+            checks.append(_judge(c, subj, policy, cmap, today, rel))
         sf = run.start_failure
         if sf is not None:
             c = Check(kind="start_failure", code=START_FAILED, name=f"{START_FAILED} run {n}",
-                      message=f"run {n}: the engine did not start (line {sf.line}: {sf.evidence[:200]})"
+                      message=f"run {n}: the engine did not start (line {sf.line}: {clip(sf.evidence, 200)})"
                               + (f"; cause line {sf.cause_line}" if sf.cause_line else ""),
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sf.line, run=n,
                       engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])
-            checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today))
+            checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today, rel))
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
                       message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel selection",
                       verdict=Verdict.passed, decided_by="", source=run.source, line=run.first_line, run=n,
                       engine=eng)
-            checks.append(_judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today))
+            checks.append(_judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, rel))
     checks = _fold(checks, facts, keys)
     sources_with_runs = {r.source for r in report.runs}
     for st in report.inputs:
+        if st.error and st.lines:  # read in part: what came after is unknown, so it cannot pass
+            c = Check(kind="input", code=INPUT_INCOMPLETE, name=f"{INPUT_INCOMPLETE} {st.source}",
+                      message=f"{st.source}: read {st.lines} line(s), then: {st.error.removeprefix(st.source + ': ')}",
+                      verdict=Verdict.passed, decided_by="", source=st.source, line=st.lines)
+            checks.append(_judge(c, Subject(None, None, None, None, code=INPUT_INCOMPLETE), policy, cmap, today,
+                                 Release()))
         if st.source in sources_with_runs:
             continue
+        what = (f"cannot be read ({st.error.removeprefix(st.source + ': ')}): no evidence, so no pass"
+                if st.error and st.lines == 0 else
+                f"no engine log line about quantization kernels was recognised in {st.lines} line(s)"
+                + (f" ({st.error})" if st.error else ""))
         c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} {st.source}",
-                  message=f"{st.source}: no engine log line about quantization kernels was recognised "
-                          f"in {st.lines} line(s)" + (f" ({st.error})" if st.error else ""),
+                  message=f"{st.source}: {what}",
                   verdict=Verdict.passed, decided_by="", source=st.source)
-        checks.append(_judge(c, Subject(None, None, None, None, code=NO_KERNEL_SEEN), policy, cmap, today))
+        checks.append(_judge(c, Subject(None, None, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, Release()))
     changes: list[FamilyChange] = []
     if baseline is not None:
         changes = compare(baseline, report)
@@ -272,12 +318,12 @@ def _fold(checks: list[Check], facts: dict[int, str], keys: dict[int, tuple]) ->
 
 def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy, cmap: dict[str, str],
                      today: date) -> list[Check]:
-    engines = {r.source: (r.engine.name, r.engine.version) for r in report.runs}
+    engines = {r.source: (r.engine.name, release_of(r.engine)) for r in report.runs}
     out = []
     for ch in changes:
         cur, old = ch.new, ch.old
         src = cur.source if cur else (report.inputs[0].source if report.inputs else "-")
-        eng, ver = engines.get(src, (None, None))
+        eng, rel = engines.get(src, (None, Release()))
         before = f"{old.kernel} {old.rung_text()} {old.cost_class.value}" if old else "-"
         after = f"{cur.kernel} {cur.rung_text()} {cur.cost_class.value}" if cur else "-"
         codes = []
@@ -301,9 +347,9 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
                 c.decided_by = "default: no change that the baseline judges"
                 judged.append(c)
                 continue
-            subj = Subject(eng, ver, None, ch.family, code=code,
+            subj = Subject(eng, rel.exact, None, ch.family, code=code,
                            kernels=tuple(k for k in (c.kernel,) if k))
-            judged.append(_judge(c, subj, policy, cmap, today))
+            judged.append(_judge(c, subj, policy, cmap, today, rel))
         # one family change is one check: the most severe code (first listed on a tie), the others named
         keep = judged[0]
         for other in judged[1:]:

@@ -46,8 +46,9 @@ class Scope(BaseModel):
     """What a rule or allow-list entry applies to, and which checks it names.
 
     Scope (all optional, all must match): ``engine`` (glob on the engine name, e.g. ``vllm``),
-    ``versions`` (PEP 440 specifier on the engine release; a run whose release is unknown
-    never matches a scope that names versions), ``scheme`` (glob on the scheme the kernel's
+    ``versions`` (PEP 440 specifier on the engine release; a run whose release the log does
+    not print is judged on every release its inferred range, or any release, allows, and the
+    worst outcome is kept: ``gate/releases.py``), ``scheme`` (glob on the scheme the kernel's
     ladder serves, e.g. ``NVFP4*``, ``FP8 W8A8``; case-insensitive), ``family`` (glob on the
     layer family, e.g. ``MoE*``).
 

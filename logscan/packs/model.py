@@ -367,6 +367,9 @@ class CodeInfo(_Strict):
     severity: Literal["error", "warning", "info"]
     title: str
     explanation: str
+    #: ``gate``: only ``logscan gate`` raises it (it needs a policy or a baseline), so
+    #: ``scan --fail-on`` refuses it; ``scan``: scan reports it (or ``--fail-on`` tests for it)
+    raised_by: Literal["scan", "gate"] = "scan"
 
 
 class FindingsFile(_Strict):

@@ -22,6 +22,7 @@ from typing import BinaryIO, Iterator, Optional
 import regex
 
 from ..models import InputStats
+from . import interrupt
 
 #: Longest physical line kept, in bytes. Kernel lines are < 1 KiB; config dumps reach ~10 KiB.
 MAX_LINE = 256 * 1024
@@ -83,6 +84,17 @@ def open_input(path: str) -> tuple[BinaryIO, str]:
     return buffered, name
 
 
+def _is_live(fh) -> bool:
+    """True for a pipe, a socket or a terminal (reads return what has arrived so far)."""
+    import os
+    import stat as stat_mod
+
+    try:
+        return not stat_mod.S_ISREG(os.fstat(fh.fileno()).st_mode)
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return False
+
+
 def read_lines(fh: BinaryIO, stats: InputStats, max_line: int = MAX_LINE) -> Iterator[tuple[int, str, bool]]:
     """Yield ``(line_number, text, truncated)`` for every physical line of ``fh``.
 
@@ -119,6 +131,7 @@ class LineReader:
         self.hold = False
         self.n = 0
         self._exc: Optional[BaseException] = None
+        self._live = _is_live(fh)
 
     # -- reading ------------------------------------------------------------------------------
     def _read(self) -> bytes:
@@ -130,11 +143,14 @@ class LineReader:
         got = 0
         try:
             while got < self.chunk_size:
-                b = read(self.chunk_size - got)
+                with interrupt.blocking():  # main thread only: SIGINT/SIGTERM break the wait
+                    b = read(self.chunk_size - got)
                 if not b:
                     break
                 parts.append(b)
                 got += len(b)
+                if self._live:  # a pipe: hand on what arrived, do not wait for a full chunk
+                    break
         except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
             self._exc = exc
         return b"".join(parts)
@@ -228,7 +244,8 @@ class LineReader:
         t.start()
         try:
             while True:
-                item = q.get()
+                with interrupt.blocking():
+                    item = q.get()
                 if item is end:
                     return
                 if item[0] == "raise":
@@ -236,13 +253,14 @@ class LineReader:
                 yield item
         finally:
             stop.set()
-            t.join(timeout=5)
+            t.join(timeout=0 if interrupt.requested() else 5)  # interrupted: it may be blocked in read
             workers.shutdown(wait=True, cancel_futures=True)
 
     def __iter__(self) -> Iterator[tuple[int, str, bool]]:
         st = self.stats
         items = self._prefetched() if self.prefilter is not None and READ_AHEAD > 0 else self._items()
         for item in items:
+            interrupt.check()
             kind = item[0]
             if kind == "chunk":
                 found = item[3]

@@ -18,6 +18,7 @@ from .formats import text as text_format
 from .models import CostClass, Report
 from .packs.loader import PackError, default_packs, load_packs
 from .sources.prefilter import PrefilterError
+from .sources.reader import stdin_isatty
 
 FORMATS = {"text": text_format.render, "json": json_format.render}
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
@@ -117,7 +118,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     fail = _parse_fail_on(fail_on) if fail_on else set()
     packs = load_packs(patterns_dir) if patterns_dir else default_packs()
     paths = list(inputs) or ["-"]
-    if paths == ["-"] and sys.stdin.isatty():
+    if paths == ["-"] and stdin_isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
     if gpu:
         from .analysis.gpus import resolve_gpu
@@ -186,6 +187,9 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
 
     import os
 
+    if "-" in inputs and sys.stdin is None:  # ``<&-``: nothing to follow
+        raise click.BadParameter("standard input is closed: give a file, or pipe a log into 'logscan follow -'",
+                                 param_hint="PATH")
     for inp in inputs:
         if inp != "-" and os.path.isdir(inp):
             raise click.BadParameter(f"{inp} is a directory: give a file, or a glob such as "
@@ -339,7 +343,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
             click.echo(f"logscan: baseline: {exc}", err=True)
             sys.exit(EXIT_USAGE)
     paths = list(inputs) or ["-"]
-    if paths == ["-"] and sys.stdin.isatty():
+    if paths == ["-"] and stdin_isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan gate -'")
     report = scan_inputs(paths, packs)
     _rename_stdin(report, stdin_name)

@@ -54,3 +54,9 @@ def test_markdown_escapes_links_images_and_autolinks():
     assert s == ("!\\[x\\](https\u200b://a.example/p.png) \\[Fix\\](http\u200b://b) www\u200b.c.example (ok)")
     # the control character shows as \x1b (its backslash escaped for Markdown, so it renders as typed)
     assert cell("a|b <i> `c` [d](e)\x1b") == "a\\|b &lt;i&gt; &#96;c&#96; \\[d\\](e)\\\\x1b"
+
+
+def test_json_wrapped_messages_are_cleaned_as_raw_lines_are():
+    """README: ANSI codes and \\r are removed, NUL dropped; a JSON escape must not bring them back."""
+    [(_, text, _)] = Unwrapper().feed(1, '{"log": "a\\r\\nb\\rc\\u0000d\\u001b[31me\\n", "stream": "stdout"}')
+    assert text == "a\nb cde"

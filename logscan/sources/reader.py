@@ -19,9 +19,8 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
-import regex
-
 from ..models import InputStats
+from .safe import ANSI
 
 #: Longest physical line kept, in bytes. Kernel lines are < 1 KiB; config dumps reach ~10 KiB.
 MAX_LINE = 256 * 1024
@@ -32,7 +31,7 @@ READ_AHEAD = 2
 #: Threads searching chunks with the prefilter in parallel (Hyperscan releases the GIL).
 SEARCH_WORKERS = 2
 
-_ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ANSI = ANSI
 
 
 class InputError(Exception):

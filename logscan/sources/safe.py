@@ -21,6 +21,8 @@ import regex
 MAX_DIGITS = 18
 
 _SURROGATE = regex.compile("[\ud800-\udfff]")
+#: ANSI escape sequences (CSI, OSC, two-byte), removed from every line (``reader.clean``) and message
+ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
 def safe_text(text: str) -> str:
@@ -55,3 +57,19 @@ def bounded_int(text: object, max_digits: int = MAX_DIGITS) -> Optional[int]:
     if not digits or len(digits) > max_digits or not digits.isascii() or not digits.isdigit():
         return None
     return int(t)
+
+
+def clean_message(text: str) -> str:
+    """A message decoded from a JSON wrapper, cleaned as ``reader.clean`` cleans a physical line.
+
+    JSON escapes can carry what the reader removed from the raw bytes: ``\\r`` (``\\r\\n``
+    becomes ``\\n``, a lone ``\\r`` a space), NUL (dropped), ANSI escape codes (removed) and lone
+    surrogates (U+FFFD). Line breaks of a joined record stay; every output format escapes them.
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", " ")
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    return safe_text(text)

@@ -181,3 +181,13 @@ def test_a_path_with_undecodable_bytes_is_reported_not_crashed(tmp_path):
         assert res.exit_code == 0 and "Traceback" not in res.stderr, res.stderr
     json.loads(run(["scan", "--format", "json", name]).stdout)
     check_text(run(["scan", name]).stdout)
+
+
+def test_the_markdown_summary_says_which_lines_were_not_fully_read(tmp_path):
+    p = tmp_path / "r.log"
+    p.write_text(KERNEL_LOG.read_text() + "ValueError: x requires " * 10000 + "\n", encoding="utf-8")
+    res = run(["gate", "--format", "markdown", str(p)])
+    n = KERNEL_LOG.read_text().count("\n") + 1
+    assert f"1 over the per-line matching budget (line {n})" in res.stdout, res.stdout
+    clean = run(["gate", "--format", "markdown", str(KERNEL_LOG)])
+    assert "not fully read" not in clean.stdout

@@ -349,9 +349,10 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     _rename_stdin(report, stdin_name)
     result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path)
     for ofmt, opath in outs:
+        rendered = _gate_renderer(ofmt)(report, result)  # before opening: a failure leaves no empty file
         try:
             with open(opath, "w", encoding="utf-8") as fh:
-                fh.write(_gate_renderer(ofmt)(report, result))
+                fh.write(rendered)
         except OSError as exc:
             click.echo(f"logscan: cannot write {opath}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_USAGE)

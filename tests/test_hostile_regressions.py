@@ -191,3 +191,11 @@ def test_the_markdown_summary_says_which_lines_were_not_fully_read(tmp_path):
     assert f"1 over the per-line matching budget (line {n})" in res.stdout, res.stdout
     clean = run(["gate", "--format", "markdown", str(KERNEL_LOG)])
     assert "not fully read" not in clean.stdout
+
+
+def test_a_json_lines_side_whose_first_line_is_nested_too_deep_is_an_error_not_a_crash(tmp_path):
+    p = tmp_path / "b.json"
+    p.write_text("[" * 50_000 + "]" * 50_000 + "\n{}\n")
+    res = run(["diff", str(p), str(KERNEL_LOG)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert res.exit_code == 2 and "nested too deep" in res.stderr and "Traceback" not in res.stderr

@@ -159,7 +159,7 @@ def _first_line_is_log_record(data: bytes) -> bool:
     first = data.lstrip().split(b"\n", 1)[0]
     try:
         return _is_log_record(json.loads(first))
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 

@@ -199,3 +199,18 @@ def test_a_json_lines_side_whose_first_line_is_nested_too_deep_is_an_error_not_a
     res = run(["diff", str(p), str(KERNEL_LOG)])
     assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
     assert res.exit_code == 2 and "nested too deep" in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("name", ["surrogate.log", "bigpid.log", "tp-superscript.log"])
+def test_follow_reports_the_event_of_a_hostile_line_and_ends_cleanly(name):
+    """Issue 13: with a lone surrogate follow checkpointed past the line and never emitted its event;
+    with a huge pid it crashed before the checkpoint (a crash loop)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "logscan.cli", "follow", "--metrics-addr", "off", "-"],
+                       input=(HOSTILE / name).read_bytes(), capture_output=True, timeout=120)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr[-2000:]
+    events = [json.loads(line) for line in r.stdout.decode("utf-8").splitlines()]
+    if name != "tp-superscript.log":  # that one holds only a config line
+        assert any(e.get("type") == "selection" for e in events), events

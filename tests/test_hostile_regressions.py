@@ -214,3 +214,20 @@ def test_follow_reports_the_event_of_a_hostile_line_and_ends_cleanly(name):
     events = [json.loads(line) for line in r.stdout.decode("utf-8").splitlines()]
     if name != "tp-superscript.log":  # that one holds only a config line
         assert any(e.get("type") == "selection" for e in events), events
+
+
+def test_the_gate_warns_on_lines_not_fully_read_and_names_them(tmp_path):
+    """Fail closed without a false failure: the kernels still pass as before, the unread lines are a warning."""
+    p = tmp_path / "r.log"
+    text = KERNEL_LOG.read_text()
+    p.write_text(text + "ValueError: x requires " * 10000 + "\n", encoding="utf-8")
+    n = text.count("\n") + 1
+    res = run(["gate", "--format", "json", str(p)])
+    base = run(["gate", "--format", "json", str(KERNEL_LOG)])
+    checks = json.loads(res.stdout)["gate"]["checks"]
+    unread = [c for c in checks if c["code"] == "LINES_NOT_READ"]
+    assert len(unread) == 1 and unread[0]["verdict"] == "warn" and unread[0]["line"] == n
+    assert f"(line {n})" in unread[0]["message"]
+    assert not any(c["code"] == "LINES_NOT_READ" for c in json.loads(base.stdout)["gate"]["checks"])
+    assert res.exit_code == base.exit_code
+    check_log(p, tmp_path)

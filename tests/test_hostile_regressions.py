@@ -231,3 +231,23 @@ def test_the_gate_warns_on_lines_not_fully_read_and_names_them(tmp_path):
     assert not any(c["code"] == "LINES_NOT_READ" for c in json.loads(base.stdout)["gate"]["checks"])
     assert res.exit_code == base.exit_code
     check_log(p, tmp_path)
+
+
+@pytest.mark.parametrize("unit", ["ValueError: x requires ", "RuntimeError: y not supported on ", "Exception: needs "])
+def test_rules_a_repeated_exception_line_reaches_stay_far_from_the_budget_alone(unit):
+    """Issue 13 audit: at 50k characters sglang.arch.requires-arch took 2 s (the exception name tried at
+    every start, then 300 characters scanned for the phrase). Each rule the keyword index hands such a
+    line must finish a 50k-character one well inside a second of CPU (a ``regex`` timeout: CPU time)."""
+    from logscan.match import Matcher
+    from logscan.packs.loader import default_packs
+
+    m = Matcher(default_packs())
+    line = unit * (50_000 // len(unit))
+    slow = []
+    for i in m._keyword_rules(line):
+        cr = m.rules[i]
+        try:
+            cr.regex.compiled().search(line, timeout=1.0)
+        except TimeoutError:
+            slow.append(cr.rule.id)
+    assert not slow, slow

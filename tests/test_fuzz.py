@@ -193,3 +193,54 @@ def test_hostile_policies_are_one_line_errors_or_work(tmp_path, policy):
     assert res.exit_code in (0, 1, 2) and "Traceback" not in res.stderr
     if res.exit_code == 2:
         assert res.stderr.count("\n") == 1, res.stderr
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20),
+              DIGITS),
+    lambda kids: st.one_of(st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=8), kids, max_size=4)),
+    max_leaves=20)
+
+
+@st.composite
+def baselines(draw) -> bytes:
+    """A saved report broken in some way: fields replaced by any JSON, escapes, nesting, encodings."""
+    report = json.loads(run(["scan", "--format", "json", str(FIXTURES / "vllm" / "vllm-024.log")]).stdout)
+    for _ in range(draw(st.integers(0, 3))):
+        path = draw(st.sampled_from([("runs",), ("runs", 0, "selections"), ("runs", 0, "engine", "version"),
+                                     ("runs", 0, "selections", 0, "kernel"), ("runs", 0, "first_line"),
+                                     ("inputs",), ("logscan_version",)]))
+        node = report
+        try:
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = draw(JSON_VALUES)
+        except (KeyError, IndexError, TypeError):
+            pass
+    text = json.dumps(report)
+    if draw(st.booleans()):  # a raw surrogate escape in a string value
+        text = text.replace('"MARLIN"', '"MARLIN\\ud800"', 1)
+    depth = draw(st.sampled_from([0, 0, 5000]))
+    if depth:
+        text = text[:-1] + ', "x": ' + "[" * depth + "]" * depth + "}"
+    enc = draw(st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-32"]))
+    return text.encode(enc, "surrogatepass") if enc.startswith("utf-8") else text.encode(enc)
+
+
+@FUZZ
+@given(data=baselines())
+def test_fuzzed_baselines_are_reports_or_one_line_errors(data):
+    with tempfile.TemporaryDirectory() as d:
+        b = Path(d) / "base.json"
+        b.write_bytes(data)
+        log = FIXTURES / "vllm" / "vllm-024.log"
+        for args in (["gate", "--baseline", str(b), str(log)], ["diff", str(b), str(log)],
+                     ["diff", "--format", "markdown", str(log), str(b)],
+                     ["gate", "--format", "sarif", "--baseline", str(b), str(log)]):
+            res = run(args)
+            assert res.exception is None or isinstance(res.exception, SystemExit), (args, repr(res.exception))
+            assert res.exit_code in (0, 1, 2) and "Traceback" not in res.stderr, (args, res.stderr[-800:])
+            if res.exit_code == 2:
+                assert res.stderr.count("\n") == 1, res.stderr
+            elif "markdown" in args:
+                check_markdown(res.stdout)

@@ -22,6 +22,7 @@ from .packs.loader import PackError, default_packs, load_packs
 from .sources import interrupt
 from .sources.interrupt import Interrupted
 from .sources.prefilter import PrefilterError
+from .sources.reader import stdin_isatty
 
 FORMATS = {"text": text_format.render, "json": json_format.render}
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
@@ -158,7 +159,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     fail = _parse_fail_on(fail_on) if fail_on else set()
     packs = load_packs(patterns_dir) if patterns_dir else default_packs()
     paths = list(inputs) or ["-"]
-    if paths == ["-"] and sys.stdin.isatty():
+    if paths == ["-"] and stdin_isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
     _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
@@ -223,6 +224,9 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
 
     import os
 
+    if "-" in inputs and sys.stdin is None:  # ``<&-``: nothing to follow
+        raise click.BadParameter("standard input is closed: give a file, or pipe a log into 'logscan follow -'",
+                                 param_hint="PATH")
     for inp in inputs:
         if inp != "-" and os.path.isdir(inp):
             raise click.BadParameter(f"{inp} is a directory: give a file, or a glob such as "
@@ -394,16 +398,17 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
             click.echo(f"logscan: baseline: {exc}", err=True)
             sys.exit(EXIT_USAGE)
     paths = list(inputs) or ["-"]
-    if paths == ["-"] and sys.stdin.isatty():
+    if paths == ["-"] and stdin_isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan gate -'")
     interrupt.install()
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
     _rename_stdin(report, stdin_name)
     result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path)
     for ofmt, opath in outs:
+        rendered = _gate_renderer(ofmt)(report, result)  # before opening: a failure leaves no empty file
         try:
             with open(opath, "w", encoding="utf-8") as fh:
-                fh.write(_gate_renderer(ofmt)(report, result))
+                fh.write(rendered)
         except OSError as exc:
             click.echo(f"logscan: cannot write {opath}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_USAGE)

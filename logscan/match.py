@@ -7,11 +7,16 @@ records it hits are tried against the rules whose keywords they contain. A rule 
 ``continuation`` holds its event open and gathers the following records of the same
 process (and the same ``file:line``) whose message matches the rule's ``item`` pattern: the
 per-kernel reasons of "Failed to find a kernel ... Reasons:" are kept that way.
-Every regex search runs with a timeout, so a hostile line cannot stall the scan.
+Work per line is bounded: all the rule searches of one line share one time budget
+(``LINE_BUDGET`` seconds, ``$LOGSCAN_LINE_BUDGET``), each search running with the time that
+is left as its timeout. A line that exhausts it is counted and named (``MatchStats.over_budget``,
+``over_budget_at``; the report's ``InputStats``), never silently dropped, and the rules not
+tried on it are not tried: a hostile line cannot stall a scan or a tail.
 """
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
@@ -19,8 +24,20 @@ from .models import Event, Record
 from .packs.loader import CompiledRule, PackSet
 from .sources.prefilter import KeywordIndex
 
-#: Seconds one regex search may take before the line is given up for that rule.
-REGEX_TIMEOUT = 0.25
+#: CPU seconds all the rule searches of one line may take together (the slowest real log line takes ~1 ms;
+#: ``regex`` timeouts count CPU time, so a loaded machine does not push a line over).
+LINE_BUDGET = 0.03
+#: Line numbers of over-budget lines kept to name them in the report.
+MAX_NAMED = 20
+
+
+def _line_budget() -> float:
+    """``$LOGSCAN_LINE_BUDGET`` (seconds, > 0) or ``LINE_BUDGET``."""
+    try:
+        v = float(os.environ.get("LOGSCAN_LINE_BUDGET", ""))
+    except ValueError:
+        return LINE_BUDGET
+    return v if 0 < v < 3600 else LINE_BUDGET
 #: Records from other processes that may interleave with a continuation before it is closed.
 MAX_INTERLEAVE = 256
 
@@ -46,12 +63,16 @@ class _Pending:
 
 @dataclass
 class MatchStats:
-    """Counters of the matcher: records seen, prefilter hits, regex timeouts."""
+    """Counters of the matcher: records seen, prefilter hits, regex timeouts, over-budget lines."""
 
     records: int = 0
     prefilter_hits: int = 0
     timeouts: int = 0
     timed_out_rules: dict[str, int] = field(default_factory=dict)
+    #: lines whose searches used up ``LINE_BUDGET`` (some rules not tried, or cut short)
+    over_budget: int = 0
+    #: the first ``MAX_NAMED`` of their line numbers
+    over_budget_at: list[int] = field(default_factory=list)
 
 
 class Matcher:
@@ -93,6 +114,9 @@ class Matcher:
         self._hints: dict[tuple[int, str], tuple[Optional[str], Optional[str]]] = {}
         self.stats = MatchStats()
         self._pending: Optional[_Pending] = None
+        self.budget = _line_budget()
+        self._left = self.budget  #: seconds left to the line being matched
+        self._over = False  #: the line being matched was counted over budget
 
     @property
     def pending(self) -> bool:
@@ -151,13 +175,31 @@ class Matcher:
         for _, _, _, cr in hits:
             yield cr
 
-    def _search(self, cr: CompiledRule, text: str):
+    def _search(self, rx, text: str, rule_id: str, method: str = "search"):
+        """``rx.search`` (or ``match``) within the line's budget left; None on a timeout (counted)."""
+        compiled = getattr(rx, "compiled", None)
+        if compiled is not None:
+            rx = compiled()  # a lazy pattern: compile outside the line's budget
+        t0 = time.thread_time()
         try:
-            return cr.regex.search(text, timeout=REGEX_TIMEOUT)
+            return getattr(rx, method)(text, timeout=max(self._left, 1e-4))
         except TimeoutError:
             self.stats.timeouts += 1
-            self.stats.timed_out_rules[cr.rule.id] = self.stats.timed_out_rules.get(cr.rule.id, 0) + 1
+            self.stats.timed_out_rules[rule_id] = self.stats.timed_out_rules.get(rule_id, 0) + 1
+            self._left = 0.0
             return None
+        finally:
+            self._left -= time.thread_time() - t0
+
+    def _over_budget(self, line: int) -> None:
+        """Count the line being matched as over budget (once)."""
+        if self._over:
+            return
+        self._over = True
+        st = self.stats
+        st.over_budget += 1
+        if len(st.over_budget_at) < MAX_NAMED:
+            st.over_budget_at.append(line)
 
     def _continues(self, rec: Record) -> Optional[bool]:
         """True: rec continues the pending event; False: it ends it; None: unrelated interleaved line."""
@@ -178,16 +220,16 @@ class Matcher:
     def feed(self, rec: Record) -> Iterator[Event]:
         """Match one record; yields events that are complete (possibly an earlier pending one)."""
         self.stats.records += 1
+        self._left, self._over = self.budget, False
         if self._pending is not None:
             verdict = self._continues(rec)
             if verdict is True:
                 m = None
                 item_re = self._pending.rule.item_regex
                 if item_re is not None and rec.message.strip():
-                    try:
-                        m = item_re.match(rec.message, timeout=REGEX_TIMEOUT)
-                    except TimeoutError:
-                        self.stats.timeouts += 1
+                    m = self._search(item_re, rec.message, self._pending.rule.rule.id + "#item", "match")
+                    if self._left <= 0:
+                        self._over_budget(rec.line)
                 if m:
                     item = m.groupdict().get("item") or m.group(0)
                     self._pending.event.items.append(item.strip())
@@ -217,7 +259,10 @@ class Matcher:
             r = cr.rule
             if r.levels and rec.level and rec.level.lower() not in r.levels:
                 continue
-            m = self._search(cr, msg)
+            if self._left <= 0:
+                self._over_budget(rec.line)
+                return
+            m = self._search(cr.regex, msg, r.id)
             if not m:
                 continue
             ev = Event(
@@ -234,6 +279,9 @@ class Matcher:
             else:
                 yield ev
             break  # first rule wins: rules are ordered most specific first
+        else:
+            if self._left <= 0:  # the last rule tried ran out of time
+                self._over_budget(rec.line)
 
     def engine_hint(self, ev: Event) -> tuple[Optional[str], Optional[str]]:
         """``(prefix_engine, context_engine)`` of an event this matcher yielded (once; then forgotten).

@@ -280,6 +280,14 @@ class InputStats(BaseModel):
     truncated_lines: int = 0
     decode_errors: int = 0  #: physical lines that were not valid UTF-8 (bad bytes replaced)
     nul_bytes: int = 0  #: NUL bytes removed (a file pre-allocated and never fully written, binary junk)
+    #: lines that could not be parsed or analysed (a value past an internal bound): counted, not read
+    skipped_lines: int = 0
+    #: lines whose rule matching ran out of the per-line budget (``match.LINE_BUDGET``): not every rule was tried
+    over_budget_lines: int = 0
+    #: the first line numbers of those (at most ``match.MAX_NAMED``)
+    over_budget_at: list[int] = Field(default_factory=list)
+    #: something the reader read past without losing a line (trailing garbage after a gzip stream, as gzip(1) warns)
+    warning: Optional[str] = None
     error: Optional[str] = None
 
 

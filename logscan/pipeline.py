@@ -25,10 +25,13 @@ from .sources.prefix import PrefixParser
 from .sources import interrupt
 from .sources.prefilter import make_prefilter
 from .sources.reader import InputError, LineReader, open_input
+from .sources.safe import safe_text
 from .sources.unwrap import Unwrapper
 
 #: Events kept in a report's ``events`` list at most (the rest still feed the analysis).
 MAX_REPORT_EVENTS = 100_000
+#: What a line can raise that makes it a counted skip instead of a crash (a huge or odd number, deep nesting).
+_SKIP = (ValueError, OverflowError, RecursionError, UnicodeError, IndexError, KeyError, TypeError)
 
 
 class Checkpoint:
@@ -68,6 +71,9 @@ class Pipeline:
         self.analyzer = Analyzer(self.packs, self.formats, gpu=gpu, cuda=cuda)
         #: events of the open run with their engine hints, for checkpoint(); only appended to
         self._open: list[tuple[Event, tuple]] = []
+        #: lines given up because parsing or analysing them raised (see ``feed``), and the first reason
+        self.skipped_lines = 0
+        self.skip_reason: Optional[str] = None
 
     def _analyse(self, ev: Event, hint: tuple) -> Iterator[Run]:
         closed = False
@@ -82,14 +88,33 @@ class Pipeline:
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         for ev in events:
             yield ev, None
-            for run in self._analyse(ev, self.matcher.engine_hint(ev)):
+            try:
+                runs = list(self._analyse(ev, self.matcher.engine_hint(ev)))
+            except _SKIP as exc:  # a value past a bound the analysis did not expect: a counted skip
+                self._skip(ev.line, exc)
+                continue
+            for run in runs:
                 yield None, run
 
+    def _skip(self, line: int, exc: BaseException) -> None:
+        self.skipped_lines += 1
+        if self.skip_reason is None:
+            self.skip_reason = f"line {line}: {type(exc).__name__}: {str(exc)[:200]}"
+
     def feed(self, line: int, text: str, truncated: bool = False) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
-        """Feed one unwrapped line; yields ``(event, None)`` and ``(None, closed_run)`` items."""
-        rec = self.parser.parse(self.source, line, text, truncated)
-        hits = self.matcher.stats.prefilter_hits
-        events = list(self.matcher.feed(rec))
+        """Feed one unwrapped line; yields ``(event, None)`` and ``(None, closed_run)`` items.
+
+        A line that cannot be parsed or matched (a value past an internal bound) is a counted
+        skip (``skipped_lines``, the first one's reason in ``skip_reason``), never an exception.
+        """
+        text = safe_text(text)
+        try:
+            rec = self.parser.parse(self.source, line, text, truncated)
+            hits = self.matcher.stats.prefilter_hits
+            events = list(self.matcher.feed(rec))
+        except _SKIP as exc:
+            self._skip(line, exc)
+            return
         if self.matcher.stats.prefilter_hits != hits:
             for fid in self.parser.last_formats:
                 self.formats[fid] = self.formats.get(fid, 0) + 1
@@ -143,8 +168,8 @@ class Pipeline:
             context = state.get("context")
             if context is not None and not isinstance(context, str):
                 raise ValueError(f"bad context {context!r}")
-        except (ValidationError, TypeError, ValueError, AttributeError, KeyError) as exc:
-            raise ValueError(f"not a pipeline checkpoint: {exc}") from None
+        except (ValidationError, TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+            raise ValueError(f"not a pipeline checkpoint: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.formats.update(formats)
         self.matcher.context = context
         for ev, hint in items:
@@ -173,14 +198,14 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
     report = Report(logscan_version=__version__)
     index = 0
     for path in paths:
-        stats = InputStats(source="<stdin>" if path == "-" else path)
+        stats = InputStats(source="<stdin>" if path == "-" else safe_text(path))  # a path may hold any bytes
         report.inputs.append(stats)
         try:
             fh, name = open_input(path)
         except InputError as exc:
-            stats.error = str(exc)
+            stats.error = safe_text(str(exc))
             continue
-        pipe = Pipeline(packs, source=name, gpu=gpu, cuda=cuda)
+        pipe = Pipeline(packs, source=safe_text(name), gpu=gpu, cuda=cuda)
         try:
             items: list = []
             reader = LineReader(fh, stats, pf)
@@ -207,6 +232,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
             _collect(items, report, index)
             index = len(report.runs)
         finally:
+            _count(pipe, stats)
             if fh is not None and path != "-":
                 fh.close()
         if interrupt.requested():
@@ -214,6 +240,14 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
     for i, run in enumerate(report.runs):
         run.index = i
     return report
+
+
+def _count(pipe: Pipeline, stats: InputStats) -> None:
+    """Copy what the pipeline gave up on (skipped and over-budget lines) into the input's stats."""
+    stats.skipped_lines = pipe.skipped_lines
+    ms = pipe.matcher.stats
+    stats.over_budget_lines = ms.over_budget
+    stats.over_budget_at = list(ms.over_budget_at)
 
 
 def _collect(items: list, report: Report, index: int) -> None:

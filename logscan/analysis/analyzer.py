@@ -20,6 +20,7 @@ from ..formats.clip import clip
 from ..models import (COST_ORDER, AttentionChoice, CostClass, EngineInfo, Event, Finding, KvCache, Run,
                       RunConfig, Selection, Severity, StartFailure)
 from ..packs.loader import CompiledRule, Pack, PackSet
+from ..sources.safe import bounded_int
 from .archs import check_compiled, parse_cc, parse_compiled
 from .era import EraHint, infer_release
 from .ladders import LadderIndex, norm, parse_version
@@ -246,8 +247,8 @@ class Analyzer:
                 elif k == "kv_cache_dtype":
                     if not c.kv_cache_dtype and v:
                         c.kv_cache_dtype, run.kv_requested_line = v, ev.line
-                elif k == "tensor_parallel_size" and v.isdigit():
-                    c.tensor_parallel_size = c.tensor_parallel_size or int(v)
+                elif k == "tensor_parallel_size" and bounded_int(v, 6):
+                    c.tensor_parallel_size = c.tensor_parallel_size or bounded_int(v, 6)
                 elif k in ("device", "device_config") and regex.fullmatch(r"[A-Za-z]{2,10}", v or "") and v != "auto":
                     if not run.platform:
                         run.platform, run.platform_line = v.upper(), ev.line

@@ -25,6 +25,7 @@ from packaging.version import Version
 from ..models import CostClass, RunConfig, Selection, ServerArgs
 from ..packs.loader import Pack
 from ..packs.model import Chain, InferFile, Predicate
+from ..sources.safe import bounded_int
 from . import gpus
 from .server_args import parse_repr
 
@@ -156,7 +157,7 @@ def _holds(spec: str, version: Optional[Version]) -> bool:
 
 
 def _cuda_tuple(text: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in regex.findall(r"\d+", text)[:2])
+    return tuple(bounded_int(p) or 0 for p in regex.findall(r"\d+", text)[:2])
 
 
 class _Evaluator:

@@ -144,6 +144,9 @@ class Follower:
             if not isinstance(streams, dict):
                 raise ValueError("'streams' is not an object")
             return streams
+        except RecursionError:  # a corrupt state nested deeper than json can parse
+            self._note(f"state file {self.state_file} ignored: nested too deep; reading from the start")
+            return {}
         except (OSError, ValueError) as exc:
             self._note(f"state file {self.state_file} ignored: {exc}; reading from the start")
             return {}
@@ -215,8 +218,8 @@ class Follower:
                     s.reported[int(k)] = set(v)
                 tail.resume(pos)
                 s.ck = (pos, s.line, s.pipe.checkpoint())
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                self._note(f"state of {key} ignored ({exc}); reading it from the start")
+            except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+                self._note(f"state of {key} ignored ({type(exc).__name__}: {str(exc)[:200]}); reading it from the start")
                 tail = FileTail(key)
                 tail.read_rotated_first()
                 s = Stream(key, tail, self.packs, self._labels(key))

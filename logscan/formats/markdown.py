@@ -2,7 +2,8 @@
 
 The verdict, the kernel selections per run, the checks that failed or warned, and the
 baseline comparison rung by rung. Log text is untrusted: table cells escape ``|``, HTML
-(``<``, ``>``, ``&``) and backticks, and are cut to one line.
+(``<``, ``>``, ``&``), backticks and link/image syntax (``formats.escape.markdown_text``),
+show control characters visibly, and are cut to one line.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..models import Report
 from ._ci import one_line, reasons_text
+from .escape import markdown_text, visible_controls
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -18,8 +20,8 @@ _ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌"}
 
 
 def cell(text: object, limit: int = 160) -> str:
-    """One table cell: a single line, ``|`` and HTML escaped, backticks neutralised."""
-    s = one_line(str(text), limit)
+    """One table cell: a single line, ``|``, HTML and link/image syntax escaped, backticks neutralised."""
+    s = markdown_text(visible_controls(one_line(str(text), limit)))
     for a, b in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("`", "&#96;")):
         s = s.replace(a, b)
     return s
@@ -41,6 +43,14 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     for st in report.inputs:
         if st.error:
             out += ["", f"**unreadable input**: {cell(st.error, 300)}"]
+        if st.over_budget_lines or st.skipped_lines:  # evidence may be missing: say so
+            named = ", ".join(map(str, st.over_budget_at))
+            out += ["", f"**lines not fully read** in {cell(st.source, 60)}: "
+                        + "; ".join(p for p in (
+                            f"{st.over_budget_lines} over the per-line matching budget (line {named})"
+                            if st.over_budget_lines else "",
+                            f"{st.skipped_lines} skipped (a value past a parser bound)" if st.skipped_lines else "")
+                                    if p)]
     sel_rows = [(run, s) for run in report.runs for s in run.selections]
     if sel_rows:
         out += ["", "| run | layer family | kernel | rung | cost class | line |", "|---|---|---|---|---|---|"]

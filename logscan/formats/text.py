@@ -1,10 +1,15 @@
-"""Plain-text report for people: a table of selections per run, then findings, worst first."""
+"""Plain-text report for people: a table of selections per run, then findings, worst first.
+
+Every line goes through ``formats.escape.text_line`` as it is joined: log text cannot break a
+line, send a terminal control code or start a CI workflow command.
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
 from .clip import clip
 from ..models import InputStats, Report, Run
+from .escape import text_line
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -99,6 +104,14 @@ def input_note(st: InputStats) -> Optional[str]:
     parts = []
     if repairs:
         parts.append(f"read {st.lines} line(s) with repairs: " + ", ".join(repairs))
+    if st.skipped_lines:
+        parts.append(f"{st.skipped_lines} line(s) skipped: a value past a parser bound")
+    if st.over_budget_lines:
+        named = ", ".join(map(str, st.over_budget_at)) + (" ..." if st.over_budget_lines > len(st.over_budget_at) else "")
+        parts.append(f"{st.over_budget_lines} line(s) over the per-line matching budget, not every rule tried "
+                     f"(line {named})")
+    if st.warning:
+        parts.append(st.warning)
     if st.error:
         err = st.error[len(st.source) + 2:] if st.error.startswith(st.source + ": ") else st.error
         parts.append(("input ended early: " if st.lines else "") + err)
@@ -141,7 +154,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         lines += _run(run)
     if gate is not None:
         lines += ([""] if lines else []) + _gate(gate)
-    return "\n".join(lines) + "\n" if lines else ""
+    return "\n".join(text_line(line) for line in lines) + "\n" if lines else ""
 
 
 def _gate(gate: "GateResult") -> list[str]:

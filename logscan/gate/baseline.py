@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..models import COST_ORDER, CostClass, Report, Selection
 from ..packs.loader import PackSet
+from ..sources.safe import safe_text
 
 Status = Literal["same", "down", "up", "moved", "missing", "new"]
 CostMove = Literal["same", "worse", "better"]
@@ -158,8 +159,42 @@ def _first_line_is_log_record(data: bytes) -> bool:
     first = data.lstrip().split(b"\n", 1)[0]
     try:
         return _is_log_record(json.loads(first))
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
+
+
+def _safe_strings(doc):
+    """``doc`` (parsed JSON) with every string, key or value, through ``safe_text`` (a ``\\ud800``
+    escape gives a lone surrogate that no output could encode). Iterative: any depth json accepts."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for k in list(node):
+                v = node[k]
+                sk = safe_text(k) if isinstance(k, str) else k
+                if sk is not k:
+                    del node[k]
+                node[sk] = safe_text(v) if isinstance(v, str) else v
+                if isinstance(v, (dict, list)):
+                    stack.append(v)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, str):
+                    node[i] = safe_text(v)
+                elif isinstance(v, (dict, list)):
+                    stack.append(v)
+    return doc
+
+
+def _utf8(data: bytes) -> bytes:
+    """``data`` re-encoded as UTF-8 when it starts with a UTF-16 or UTF-32 byte-order mark (PowerShell's
+    ``>`` and ``Out-File`` write UTF-16 LE with a BOM); else unchanged."""
+    for bom, enc in ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+                     (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if data.startswith(bom):
+            return data.decode(enc, "replace").encode("utf-8")
+    return data
 
 
 def _report_from_json(path: str, data: bytes) -> Optional[Report]:
@@ -169,6 +204,8 @@ def _report_from_json(path: str, data: bytes) -> Optional[Report]:
     """
     try:
         doc = json.loads(data)
+    except RecursionError:
+        raise SideError(f"{path}: JSON nested too deep to be a logscan report") from None
     except ValueError as exc:
         if _first_line_is_log_record(data):
             return None  # docker json-file / JSON-lines log: one JSON object per line
@@ -183,7 +220,9 @@ def _report_from_json(path: str, data: bytes) -> Optional[Report]:
         raise SideError(f"{path}: is JSON but not a logscan report: no \"logscan_version\" key "
                         "(save one with 'logscan scan --format json')")
     try:
-        return Report.model_validate(doc)
+        return Report.model_validate(_safe_strings(doc))
+    except RecursionError:
+        raise SideError(f"{path}: JSON nested too deep to be a logscan report") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err.get("loc", ())) or "(top level)"
@@ -206,8 +245,11 @@ def load_side(path: str, packs: PackSet, stdin_name: Optional[str] = None) -> Re
         try:
             with open(path, "rb") as fh:
                 head = fh.read(1 << 16)  # a log is streamed by the pipeline; only JSON is read whole
+                wide = _utf8(head[:4]) != head[:4]
+                if wide:  # UTF-16/32 (a report saved by PowerShell): decoded whole, then as any other
+                    head = _utf8(head + fh.read())
                 body = head.lstrip(b"\xef\xbb\xbf").lstrip()
-                if body[:1] in (b"{", b"["):
+                if body[:1] in (b"{", b"[") and not wide:
                     body += fh.read()
         except OSError as exc:
             raise SideError(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -218,6 +260,9 @@ def load_side(path: str, packs: PackSet, stdin_name: Optional[str] = None) -> Re
             rep = _report_from_json(path, body)
             if rep is not None:
                 return rep
+        if wide:
+            raise SideError(f"{path}: is UTF-16/UTF-32 text but not a logscan JSON report; give a log as "
+                            "UTF-8 (the reader takes UTF-8 only)")
     report = scan_inputs([path], packs)
     from ..formats.text import input_error
 

@@ -29,6 +29,7 @@ NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
 INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, read error, a signal)
 START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start (``Run.start_failure``)
 KERNEL_POLICY = "KERNEL_POLICY"
+LINES_NOT_READ = "LINES_NOT_READ"  #: an input with lines over the matching budget or skipped (``InputStats``)
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
 
 
@@ -260,6 +261,17 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                   message=f"{st.source}: {what}",
                   verdict=Verdict.passed, decided_by="", source=st.source)
         checks.append(_judge(c, Subject(None, None, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, Release()))
+    for st in report.inputs:
+        if st.over_budget_lines or st.skipped_lines:
+            named = ", ".join(map(str, st.over_budget_at)) + (" ..." if st.over_budget_lines > len(st.over_budget_at) else "")
+            what = "; ".join(w for w in (
+                f"{st.over_budget_lines} line(s) over the per-line matching budget (line {named})"
+                if st.over_budget_lines else "",
+                f"{st.skipped_lines} line(s) skipped (a value past a parser bound)" if st.skipped_lines else "") if w)
+            c = Check(kind="input", code=LINES_NOT_READ, name=f"{LINES_NOT_READ} {st.source}",
+                      message=f"{st.source}: {what}", verdict=Verdict.passed, decided_by="", source=st.source,
+                      line=st.over_budget_at[0] if st.over_budget_at else None)
+            checks.append(_judge(c, Subject(None, None, None, None, code=LINES_NOT_READ), policy, cmap, today, Release()))
     changes: list[FamilyChange] = []
     if baseline is not None:
         changes = compare(baseline, report)

@@ -9,6 +9,7 @@ after them unless the file says ``defaults = false``. Every error names the file
 from __future__ import annotations
 
 import fnmatch
+import functools
 import sys
 from dataclasses import dataclass, field
 from datetime import date
@@ -202,28 +203,40 @@ def locate(text: str, table: Optional[str], index: Optional[int], key: Optional[
     """1-based line of ``key`` in the ``index``-th ``[[table]]`` (or at top level), else of the header.
 
     A small scanner over the TOML text (tomllib keeps no positions): it understands table and
-    array-of-tables headers and ``key =`` lines, which is all a policy file uses.
+    array-of-tables headers and ``key =`` lines, which is all a policy file uses. The text is
+    scanned once (``_positions``, cached), so locating every rule of a 4000-rule policy is linear.
     """
+    headers, keys = _positions(text)
+    if key is not None:
+        n = keys.get((table, index, key))
+        if n is not None:
+            return n
+    return headers.get((table, index))
+
+
+@functools.lru_cache(maxsize=4)
+def _positions(text: str) -> tuple[dict, dict]:
+    """``({(table, index): header_line}, {(table, index, key): first_line})`` of a policy text, in one pass."""
     counts: dict[str, int] = {}
     here: tuple[Optional[str], Optional[int]] = (None, None)
-    header_line = None
+    headers: dict[tuple, int] = {}
+    keys: dict[tuple, int] = {}
     for n, raw in enumerate(text.splitlines(), 1):
         m = _ARRAY.match(raw)
         if m:
             name = m.group(1)
             counts[name] = counts.get(name, -1) + 1
             here = (name, counts[name])
-            if here == (table, index):
-                header_line = n
+            headers.setdefault(here, n)
             continue
         m = _TABLE.match(raw)
         if m:
             here = (m.group(1), None)
             continue
         m = _KEY.match(raw)
-        if m and here == (table, index) and key is not None and m.group(1) == key:
-            return n
-    return header_line
+        if m:
+            keys.setdefault((*here, m.group(1)), n)
+    return headers, keys
 
 
 def _where(path: str, text: str, table: str, i: int) -> str:
@@ -236,8 +249,12 @@ def parse_policy(text: str, path: str, known_codes: set[str]) -> PolicyFile:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        m = regex.search(r"at line (\d+)", str(exc))
+        m = regex.search(r"at line (\d{1,9})", str(exc))
         raise PolicyError(path, f"invalid TOML: {exc}", int(m.group(1)) if m else None) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise PolicyError(path, f"invalid TOML: a value past a parser limit ({str(exc)[:120]})") from None
+    except RecursionError:
+        raise PolicyError(path, "invalid TOML: arrays or tables nested too deep") from None
     try:
         pf = PolicyFile.model_validate(data)
     except ValidationError as exc:
@@ -269,7 +286,7 @@ def load_policy(path: Optional[str], known_codes: set[str], default_path: Path) 
     """
     def read(p: str) -> str:
         try:
-            return Path(p).read_text(encoding="utf-8")
+            return Path(p).read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is not a statement
         except (OSError, UnicodeDecodeError) as exc:
             raise PolicyError(p, f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..models import Record
 from ..packs.loader import CompiledPrefix, PackSet
+from .safe import bounded_int
 
 
 class PrefixParser:
@@ -50,7 +51,7 @@ class PrefixParser:
                     gd = m.groupdict()
                     process = gd.get("process") or process
                     if gd.get("pid"):
-                        pid = int(gd["pid"])
+                        pid = bounded_int(gd["pid"])
                     if gd.get("rank"):
                         rank = gd["rank"]
                     elif process and rank is None:

@@ -19,10 +19,9 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
-import regex
-
 from ..models import InputStats
 from . import interrupt
+from .safe import ANSI
 
 #: Longest physical line kept, in bytes. Kernel lines are < 1 KiB; config dumps reach ~10 KiB.
 MAX_LINE = 256 * 1024
@@ -33,7 +32,7 @@ READ_AHEAD = 2
 #: Threads searching chunks with the prefilter in parallel (Hyperscan releases the GIL).
 SEARCH_WORKERS = 2
 
-_ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ANSI = ANSI
 
 
 class InputError(Exception):
@@ -67,7 +66,10 @@ def open_input(path: str) -> tuple[BinaryIO, str]:
     Returns ``(stream, display_name)``. Raises ``InputError`` when it cannot be opened.
     """
     if path == "-":
-        raw: BinaryIO = sys.stdin.buffer
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None:  # file descriptor 0 closed (``<&-``): Python sets sys.stdin to None
+            raise InputError("<stdin>: standard input is closed")
+        raw: BinaryIO = stdin
         name = "<stdin>"
     else:
         p = Path(path)
@@ -79,7 +81,11 @@ def open_input(path: str) -> tuple[BinaryIO, str]:
             raise InputError(f"{path}: {exc.strerror or exc}") from None
         name = path
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
-    if buffered.peek(2)[:2] == b"\x1f\x8b":
+    try:
+        magic = buffered.peek(2)[:2]
+    except (OSError, ValueError) as exc:  # a closed or unreadable descriptor
+        raise InputError(f"{name}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    if magic == b"\x1f\x8b":
         return gzip.GzipFile(fileobj=buffered), name  # type: ignore[return-value]
     return buffered, name
 
@@ -92,6 +98,14 @@ def _is_live(fh) -> bool:
     try:
         return not stat_mod.S_ISREG(os.fstat(fh.fileno()).st_mode)
     except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def stdin_isatty() -> bool:
+    """True when standard input is a terminal; False when it is a pipe, a file, or closed (``<&-``)."""
+    try:
+        return bool(sys.stdin is not None and sys.stdin.isatty())
+    except (OSError, ValueError):
         return False
 
 
@@ -132,6 +146,8 @@ class LineReader:
         self.n = 0
         self._exc: Optional[BaseException] = None
         self._live = _is_live(fh)
+        self._exc_quiet = False  #: ``_exc`` only stops the reading (trailing garbage after a gzip stream)
+        self._trailing = False
 
     # -- reading ------------------------------------------------------------------------------
     def _read(self) -> bytes:
@@ -151,7 +167,16 @@ class LineReader:
                 got += len(b)
                 if self._live:  # a pipe: hand on what arrived, do not wait for a full chunk
                     break
-        except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+        except gzip.BadGzipFile as exc:
+            if str(exc).startswith("Not a gzipped file"):
+                # a complete gzip member followed by bytes that start no other member: gzip(1) says
+                # "decompression OK, trailing garbage ignored"; so does the reader (a warning, no error)
+                self._trailing = True
+                self._exc = EOFError()
+                self._exc_quiet = True
+            else:
+                self._exc = exc
+        except (EOFError, zlib.error, OSError) as exc:
             self._exc = exc
         return b"".join(parts)
 
@@ -271,7 +296,9 @@ class LineReader:
             else:
                 st.bytes += item[1]
         exc = self._exc
-        if exc is not None:
+        if self._trailing:
+            st.warning = "trailing garbage after the compressed stream ignored (as gzip -d does)"
+        if exc is not None and not self._exc_quiet:
             if isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
                 st.error = f"compressed stream ends early or is corrupt after line {self.n}: {exc}"
             else:

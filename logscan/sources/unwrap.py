@@ -20,20 +20,28 @@ from typing import Iterator, Optional
 
 import regex
 
+from .safe import clean_message
+
 _CRI = regex.compile(r"(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?P<stream>stdout|stderr) (?P<tag>[PF]) ?(?P<msg>.*)", regex.S)
 
 
 def _json_line(text: str) -> Optional[tuple[str, bool]]:
-    """Return ``(message, complete)`` for a Docker or JSON-formatter line, else None."""
+    """Return ``(message, complete)`` for a Docker or JSON-formatter line, else None.
+
+    The message goes through ``safe.clean_message`` (JSON escapes can hold ``\\r``, NUL, ANSI codes
+    and, with ``\\ud800``, a lone surrogate). A line that
+    is not a JSON object, or one nested too deep or holding a number too long to parse, is None
+    (kept as plain text).
+    """
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict):
         return None
     if isinstance(obj.get("log"), str):  # docker json-file
         log = obj["log"]
-        return log.rstrip("\r\n"), log.endswith("\n")
+        return clean_message(log.rstrip("\r\n")), log.endswith("\n")
     msg = obj.get("message", obj.get("msg"))
     if not isinstance(msg, str):
         return None
@@ -45,7 +53,7 @@ def _json_line(text: str) -> Optional[tuple[str, bool]]:
     pid = obj.get("process")
     tag = f"({proc} pid={pid}) " if proc and isinstance(pid, int) else ""
     head = f"{tag}{str(level).upper()} " if level else tag
-    return f"{head}{loc}{msg}", True
+    return clean_message(f"{head}{loc}{msg}"), True
 
 
 class Unwrapper:

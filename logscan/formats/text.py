@@ -1,6 +1,6 @@
 """Plain-text report for people: a table of selections per run, then findings, worst first.
 
-Every line goes through ``formats.escape.text_line`` as it is joined: log text cannot break a
+Every line goes through ``formats.escape.report_line`` as it is joined: log text cannot break a
 line, send a terminal control code or start a CI workflow command.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 
 from .clip import clip
 from ..models import InputStats, Report, Run
-from .escape import text_line
+from .escape import TableLine, report_line, visible_controls
 from .table import render_table
 
 if TYPE_CHECKING:
@@ -21,8 +21,11 @@ _TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacp
 
 
 def _table(rows: list[list[str]]) -> list[str]:
-    """Through rich (``table.py``): plain when piped, wrapped and coloured on a terminal."""
-    return render_table(rows)
+    """Through rich (``table.py``): plain when piped, wrapped and coloured on a terminal.
+
+    Cells are made visible first (``visible_controls``): the table's lines then carry only the
+    renderer's own colour codes, which ``report_line`` keeps."""
+    return [TableLine(line) for line in render_table([[visible_controls(c) for c in r] for r in rows])]
 
 
 def _run(run: Run) -> list[str]:
@@ -155,7 +158,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         lines += _run(run)
     if gate is not None:
         lines += ([""] if lines else []) + _gate(gate)
-    return "\n".join(text_line(line) for line in lines) + "\n" if lines else ""
+    return "\n".join(report_line(line) for line in lines) + "\n" if lines else ""
 
 
 def _gate(gate: "GateResult") -> list[str]:

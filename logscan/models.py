@@ -90,9 +90,10 @@ class LadderPosition(BaseModel):
     ladder_version: str  #: the engine release the ladder was taken from
     rung: int  #: 1-based position of the kernel
     rungs: int  #: number of rungs of the ladder
-    fell: int  #: rungs above the selected one (0 = the engine's first choice)
+    fell: int  #: skipped rungs above the selected one that are better by cost class and could have passed
     kernel_class: str  #: the class (or enum member) on the ladder
-    above: list[str] = Field(default_factory=list)  #: the rungs that were skipped
+    above: list[str] = Field(default_factory=list)  #: those skipped rungs, in ladder order
+    stopped_by: dict[str, str] = Field(default_factory=dict)  #: skipped rung -> its gate in words
     min_capability: Optional[int] = None
     gate: Optional[str] = None
 

@@ -14,7 +14,7 @@ from logscan.analysis.gates import Machine, Verdict
 from logscan.analysis.gpus import gpu_file
 from logscan.analysis.ladders import LadderIndex
 from logscan.analysis.outcomes import capability_rank
-from logscan.analysis.overlay import load_overlay, rewrite
+from logscan.analysis.overlay import load_overlay, moe_gates, rewrite
 from logscan.analysis.scenarios import World, eval_terms, initial_domains
 from logscan.packs.loader import default_packs
 
@@ -53,11 +53,13 @@ def test_every_fell_rung_is_better_and_possible(case, gpu, pkgs, know_gpu):
     skipped = better_skipped(lf, reg, rungs, i, chosen, machine)
     assert len(skipped) <= i
     ov = load_overlay(eng)
+    mg = moe_gates(ov, reg.name, rel) if reg.kind == "moe" else None
     for name in skipped:
         assert rungs.index(name) < i
         assert capability_rank(_cost(lf, reg, name)) < capability_rank(chosen), (name, rungs[i])
         k = lf.kernel.get(name)
-        terms, _ = rewrite(ov, name, list(reg.gates.get(name) or (k.gates if k else [])))
+        base = mg.gates[name] if mg is not None and name in mg.gates else (reg.gates.get(name) or (k.gates if k else []))
+        terms, _ = rewrite(ov, name, list(base))
         ccs = [c for c, p in GPUS if p == machine.platform]
         verdict, _ = eval_terms(terms, World(machine, {}, initial_domains([terms], machine, {}, ccs)))
         assert verdict != Verdict.fails, (name, machine)

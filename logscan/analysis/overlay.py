@@ -61,13 +61,20 @@ class Disagreement(_M):
 
     kernel: str
     releases: str = ""
+    schemes: list[str] = Field(default_factory=list)  #: the schemes it concerns (empty: every scheme)
     reference: str
     seed: str
     source: str  #: what the release's own code says (it wins)
 
 
 class SchemeFacts(_M):
+    """Per-scheme planning facts: requirements met by construction, cost classes for this scheme."""
+
     holds: list[str] = Field(default_factory=list)
+    cost: dict[str, str] = Field(default_factory=dict)  #: rung -> cost class when serving this scheme
+    #: releases (PEP 440 specifier) in which checkpoints of this dense scheme exist only as MoE
+    #: experts (vLLM before 0.22: quantization=mxfp4 is gpt-oss, linear layers stay unquantized)
+    moe_only: str = ""
     why: str = ""
 
 
@@ -146,11 +153,13 @@ def moe_gates(ov: Optional[Overlay], registry: str, release: Optional[str]) -> O
     return None
 
 
-def disagreements(ov: Optional[Overlay], kernels: list[str], release: Optional[str]) -> list[Disagreement]:
-    """Recorded reference-vs-seed differences touching any of ``kernels`` in ``release``."""
+def disagreements(ov: Optional[Overlay], kernels: list[str], release: Optional[str],
+                  scheme: Optional[str] = None) -> list[Disagreement]:
+    """Recorded reference-vs-seed differences touching any of ``kernels`` in ``release`` (for ``scheme``)."""
     if ov is None:
         return []
-    return [d for d in ov.disagree if d.kernel in kernels and _in(release, d.releases)]
+    return [d for d in ov.disagree if d.kernel in kernels and _in(release, d.releases)
+            and (not d.schemes or scheme in d.schemes)]
 
 
 def holds(ov: Optional[Overlay], scheme: str) -> list[str]:
@@ -158,3 +167,17 @@ def holds(ov: Optional[Overlay], scheme: str) -> list[str]:
     if ov is None or scheme not in ov.scheme:
         return []
     return list(ov.scheme[scheme].holds)
+
+
+def scheme_cost(ov: Optional[Overlay], scheme: str, rung: str) -> Optional[str]:
+    """The cost class of ``rung`` when it serves ``scheme``, if the overlay records one."""
+    if ov is None or scheme not in ov.scheme:
+        return None
+    return ov.scheme[scheme].cost.get(rung)
+
+
+def moe_only(ov: Optional[Overlay], scheme: str, release: Optional[str]) -> bool:
+    """Whether ``scheme``'s checkpoints are MoE-only in ``release`` (then the MoE ladder answers)."""
+    if ov is None or scheme not in ov.scheme or not ov.scheme[scheme].moe_only:
+        return False
+    return _in(release, ov.scheme[scheme].moe_only)

@@ -74,6 +74,7 @@ class Walk(BaseModel):
     outcome: str = ""  #: one sentence
     outcomes: list[Outcome] = Field(default_factory=list)  #: every possible answer, most capable first
     disagreements: list[dict] = Field(default_factory=list)  #: reference vs seed differences touching this walk
+    notes: list[str] = Field(default_factory=list)  #: what the answer had to assume or substitute
 
 
 class SchemeError(ValueError):
@@ -136,6 +137,18 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
     if want is not None:
         lfs = [lf for lf in lfs if (parse_version(lf.version) or Version("0")) <= want]
     if not lfs:
+        from .overlay import load_overlay, moe_only
+
+        moe = f"{sid}-MOE"
+        if moe in schemes.scheme and moe_only(load_overlay(engine), sid, engine_version):
+            try:  # no dense registry in this release: the scheme's checkpoints are MoE experts there
+                w = walk(packs, engine, moe, machine, engine_version, schemes)
+            except SchemeError:
+                w = None
+            if w is not None:
+                w.notes.append(f"{engine} {w.ladder_version} has no dense {sid} registry: {sid} checkpoints "
+                               f"run as MoE experts there, so this is the {moe} ladder (--moe)")
+                return w
         raise SchemeError(f"no shipped {engine} ladder for {sid} on {platform}"
                           + (f" at or before {engine_version}" if engine_version else ""))
     return walk_ladder(lfs[0], sid, scheme, se, machine)
@@ -147,7 +160,7 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
     Gates are the ladder's, with the planning overlay applied (``overlay.py``: term rewrites,
     MoE backend gates); ``outcomes`` is the set of kernels the engine can pick on ``machine``,
     each with its condition (``scenarios.py``)."""
-    from .overlay import disagreements, holds, load_overlay, moe_gates, rewrite
+    from .overlay import disagreements, holds, load_overlay, moe_gates, rewrite, scheme_cost
 
     engine, release = ladder.engine, ladder.version
     platform = (machine.platform or "CUDA").upper()
@@ -181,7 +194,7 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
         hv, _ = evaluate_terms(terms, machine, facts, optimistic=True)
         ov_v, _ = evaluate_terms(terms, machine, facts, assume=frozenset({"option"}))
         gate = " & ".join(describe(t) for t in terms) or "(none: always available)"
-        cost = reg.cost.get(name) or (mg.cost.get(name) if mg else None) or (k.cost_class if k else "unknown")
+        cost = scheme_cost(ov, sid, name) or reg.cost.get(name) or (mg.cost.get(name) if mg else None) or (k.cost_class if k else "unknown")
         rung = RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost, gate=gate,
                        verdict=v, hardware=hv, terms=_terms_out(res), overlay=used, words=gate_words(terms))
         if v == Verdict.fails and ov_v == Verdict.passes:
@@ -190,7 +203,7 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
         walked.append((name, cost, terms))
     _predict(out, reg)
     _outcomes(out, walked, se, machine, facts, holds(ov, sid), reg.exhausted or (mg.exhausted if mg else ""))
-    out.disagreements = [d.model_dump() for d in disagreements(ov, [r.kernel for r in out.rungs], release)]
+    out.disagreements = [d.model_dump() for d in disagreements(ov, [r.kernel for r in out.rungs], release, sid)]
     return out
 
 

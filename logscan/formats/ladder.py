@@ -61,6 +61,8 @@ def render_walk(w: Walk, gate_source: bool = False) -> str:
         out += render_outcomes(w)
     else:
         out.append(f"  predicted: {w.outcome}")
+    for n in w.notes:
+        out.append(f"  note: {n}")
     for d in w.disagreements:
         out.append(f"  note: the reference and the seeds differ on {d['kernel']}:")
         out.append(f"        reference: {d['reference']}")

@@ -32,7 +32,7 @@ def _cost(lf, reg, name):
     return reg.cost.get(name) or (k.cost_class if k else "unknown")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=int(__import__("os").environ.get("FELL_EXAMPLES", "400")), deadline=None)
 @given(st.sampled_from(CASES), st.sampled_from(GPUS), st.sets(st.sampled_from(PKGS)), st.booleans())
 def test_every_fell_rung_is_better_and_possible(case, gpu, pkgs, know_gpu):
     eng, rel, regname, plat, i = case
@@ -53,14 +53,14 @@ def test_every_fell_rung_is_better_and_possible(case, gpu, pkgs, know_gpu):
     skipped = better_skipped(lf, reg, rungs, i, chosen, machine)
     assert len(skipped) <= i
     ov = load_overlay(eng)
-    mg = moe_gates(ov, reg.name, rel) if reg.kind == "moe" else None
+    mg = moe_gates(ov, reg.name, rel) if reg.kind in ("moe", "if_chain") else None
     for name in skipped:
         assert rungs.index(name) < i
         assert capability_rank(_cost(lf, reg, name)) < capability_rank(chosen), (name, rungs[i])
         k = lf.kernel.get(name)
         base = mg.gates[name] if mg is not None and name in mg.gates else (reg.gates.get(name) or (k.gates if k else []))
         terms, _ = rewrite(ov, name, list(base))
-        ccs = [c for c, p in GPUS if p == machine.platform]
+        ccs = list(range(30, 131))  # any compute capability: the GPU table need not hold every family
         verdict, _ = eval_terms(terms, World(machine, {}, initial_domains([terms], machine, {}, ccs)))
         assert verdict != Verdict.fails, (name, machine)
     assert hint  # the registry name is usable as a placement hint

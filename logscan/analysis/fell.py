@@ -27,7 +27,7 @@ def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: i
     from .overlay import load_overlay, moe_gates, rewrite
 
     ov = load_overlay(ladder.engine)
-    mg = moe_gates(ov, reg.name, ladder.version) if reg.kind == "moe" else None
+    mg = moe_gates(ov, reg.name, ladder.version) if reg.kind in ("moe", "if_chain") else None
     m = machine or Machine()
     mine = capability_rank(cost)
     out: dict[str, str] = {}

@@ -75,6 +75,7 @@ class Walk(BaseModel):
     outcomes: list[Outcome] = Field(default_factory=list)  #: every possible answer, most capable first
     disagreements: list[dict] = Field(default_factory=list)  #: reference vs seed differences touching this walk
     notes: list[str] = Field(default_factory=list)  #: what the answer had to assume or substitute
+    exhausted: str = ""  #: what the engine says when every rung refuses
 
 
 class SchemeError(ValueError):
@@ -176,7 +177,7 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
     reg, plat, rungs = found
     out.registry, out.role = reg.name, reg.role
     ov = load_overlay(engine)
-    mg = moe_gates(ov, reg.name, release) if reg.kind == "moe" else None
+    mg = moe_gates(ov, reg.name, release) if reg.kind in ("moe", "if_chain") else None
     walked: list[tuple[str, str, list[GateTerm]]] = []
     for i, name in enumerate(rungs):
         k = ladder.kernel.get(name)
@@ -202,7 +203,8 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
         out.rungs.append(rung)
         walked.append((name, cost, terms))
     _predict(out, reg)
-    _outcomes(out, walked, se, machine, facts, holds(ov, sid), reg.exhausted or (mg.exhausted if mg else ""))
+    out.exhausted = reg.exhausted or (mg.exhausted if mg else "")
+    _outcomes(out, walked, se, machine, facts, holds(ov, sid), out.exhausted)
     out.disagreements = [d.model_dump() for d in disagreements(ov, [r.kernel for r in out.rungs], release, sid)]
     return out
 

@@ -99,8 +99,7 @@ def _atom(t: GateTerm, w: World) -> Optional[tuple[Var, Callable[[object], bool]
     if k == "option":
         if t.name in m.env or t.default is not None:
             return None
-        vals = {v.lower() for v in t.values}
-        return ("opt", t.name), (lambda v: str(v).lower() in vals)
+        return ("opt", t.name, "|".join(sorted(t.values))), bool  # holds: the option is one of ``values``
     if k in ("dtype", "layer", "group_size"):
         name = "group_size" if k == "group_size" else t.field
         if name in w.facts and w.facts[name]:
@@ -303,7 +302,7 @@ def condition(w: World, facts: Optional[dict] = None) -> list[str]:
             out.append(f"built {'with' if True in vals else 'without'} {var[1]}")
         elif kind in ("env", "opt"):
             out.append(f"{var[1]} {'set' if True in vals else 'not set'}" if kind == "env"
-                       else f"{var[1]}={'|'.join(sorted(map(str, vals)))}")
+                       else f"{var[1]} {'=' if True in vals else 'not'} {var[2]}")
         elif kind == "fact":
             out.append(f"{var[1]} {'/'.join(sorted(vals))}")
         elif kind == "gfx":

@@ -58,7 +58,13 @@ def term_words(t: GateTerm) -> str:
     elif k == "gfx":
         s = "ROCm arch " + " or ".join(f"{v}*" for v in t.values)
     elif k == "any_of":
-        alts = [gate_words(opt, sep=" and ") for opt in t.options]
+        opts: list[list[GateTerm]] = []
+        for opt in t.options:  # (a | (b | c)) reads as one choice of three
+            if len(opt) == 1 and opt[0].kind == "any_of" and not opt[0].negate:
+                opts += opt[0].options
+            else:
+                opts.append(opt)
+        alts = [gate_words(opt, sep=" and ") for opt in opts]
         s = "either " + " or ".join(f"({a})" if " and " in a else a for a in alts)
     else:
         s = f"'{t.text or t.source}' (not structured)"

@@ -18,7 +18,7 @@ def render_outcomes(w: Walk, indent: str = "  ") -> list[str]:
     n = len(w.outcomes)
     for i, o in enumerate(w.outcomes):
         if o.refused:
-            head = "the layer fails to load"
+            head = "the layer fails to load" + (f" ({w.exhausted})" if w.exhausted else "")
         elif o.undetermined:
             head = "not determined: no recorded rung passes"
         else:
@@ -54,7 +54,8 @@ def render_walk(w: Walk, gate_source: bool = False) -> str:
             out += [" " * len(lead) + p for p in pieces[1:]]
             for t in r.terms:
                 if r.verdict.value != "passes" and t.verdict == r.verdict:
-                    out.append(" " * len(lead) + f"  {t.verdict.value}: {t.term if gate_source else (t.words or t.term)} ({t.why[:80]})")
+                    why = f"{t.verdict.value}: {t.term if gate_source else (t.words or t.term)} ({t.why[:80]})"
+                    out += [" " * (len(lead) + 2) + p for p in _wrap(why, len(lead) + 2)]
     out.append("")
     if w.outcomes and w.scheme_verdict.value != "fails":
         out.append("  outcomes (most capable first):" if len(w.outcomes) > 1 else "  outcome:")

@@ -67,6 +67,13 @@ class Disagreement(_M):
     source: str  #: what the release's own code says (it wins)
 
 
+class Exhausted(_M):
+    """What the engine raises when every rung of a registry refuses (``registry``: regex over its name)."""
+
+    registry: str
+    message: str
+
+
 class SchemeFacts(_M):
     """Per-scheme planning facts: requirements met by construction, cost classes for this scheme."""
 
@@ -85,6 +92,7 @@ class Overlay(_M):
     term: list[TermRewrite] = Field(default_factory=list)
     moe: list[MoeGates] = Field(default_factory=list)
     disagree: list[Disagreement] = Field(default_factory=list)
+    exhausted: list[Exhausted] = Field(default_factory=list)
     scheme: dict[str, SchemeFacts] = Field(default_factory=dict)
 
 
@@ -181,3 +189,10 @@ def moe_only(ov: Optional[Overlay], scheme: str, release: Optional[str]) -> bool
     if ov is None or scheme not in ov.scheme or not ov.scheme[scheme].moe_only:
         return False
     return _in(release, ov.scheme[scheme].moe_only)
+
+
+def exhausted_message(ov: Optional[Overlay], registry: str) -> str:
+    """The engine's error when every rung of ``registry`` refuses, if recorded."""
+    if ov is None:
+        return ""
+    return next((e.message for e in ov.exhausted if _rx(e.registry).search(registry)), "")

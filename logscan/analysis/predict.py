@@ -203,7 +203,9 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
         out.rungs.append(rung)
         walked.append((name, cost, terms))
     _predict(out, reg)
-    out.exhausted = reg.exhausted or (mg.exhausted if mg else "")
+    from .overlay import exhausted_message
+
+    out.exhausted = reg.exhausted or (mg.exhausted if mg else "") or exhausted_message(ov, reg.name)
     _outcomes(out, walked, se, machine, facts, holds(ov, sid), out.exhausted)
     out.disagreements = [d.model_dump() for d in disagreements(ov, [r.kernel for r in out.rungs], release, sid)]
     return out

@@ -132,9 +132,12 @@ def rewrite(ov: Optional[Overlay], kernel: str, terms: list[GateTerm]) -> tuple[
             for text in (t.source, t.text):
                 if text and _rx(rw.match).fullmatch(text):
                     used.append(rw.why)
-                    if t.negate and rw.terms:
-                        return [_negated(rw.terms, t)]
-                    return [x.model_copy(update={"source": x.source or t.source}) for x in rw.terms]
+                    # a replacement keeps where the original applied (only_on: ROCm-only clauses)
+                    new = [x.model_copy(update={"source": x.source or t.source, "only_on": x.only_on or t.only_on})
+                           for x in rw.terms]
+                    if t.negate and new:
+                        return [_negated(new, t)]
+                    return new
         if t.kind == "any_of":
             return [t.model_copy(update={"options": [[y for x in opt for y in one(x)] for opt in t.options]})]
         return [t]
@@ -147,8 +150,8 @@ def _negated(terms: list[GateTerm], orig: GateTerm) -> GateTerm:
     """``NOT (a & b)`` as a term: one negated term, or an ``any_of`` of the negated parts."""
     if len(terms) == 1:
         return terms[0].model_copy(update={"negate": not terms[0].negate, "source": orig.source})
-    return GateTerm(kind="any_of", options=[[t.model_copy(update={"negate": not t.negate})] for t in terms],
-                    source=orig.source)
+    return GateTerm(kind="any_of", options=[[t.model_copy(update={"negate": not t.negate, "only_on": []})] for t in terms],
+                    source=orig.source, only_on=orig.only_on)
 
 
 def moe_gates(ov: Optional[Overlay], registry: str, release: Optional[str]) -> Optional[MoeGates]:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from ..packs.loader import PackSet, _read_toml, _validate, patterns_root
 from ..packs.model import GateTerm, LadderFile, Registry, Scheme, SchemeEngine, SchemeFile
 from .gates import Machine, Verdict, describe, evaluate_terms
-from .ladders import LadderIndex, parse_version
+from .ladders import parse_version
 from .outcomes import Outcome
 from .words import gate_words, term_words
 
@@ -314,64 +314,6 @@ def _predict(out: Walk, reg: Registry) -> None:
             t.term for t in out.scheme_gate if t.verdict == Verdict.unknown) + ")"
 
 
-def explain(packs: PackSet, kernel: str) -> list[dict]:
-    """Every shipped ladder holding ``kernel``: engine, release, registry, platform, rung k/n, cost
-    class and gate (words and source expression). The name is matched as ``scan`` places a logged
-    name (``LadderIndex._find``: class, logged alias, registry alias, enum member, then the
-    least-qualified rung holding a short label), so every name ``scan`` prints is found.
-    Sorted by engine, release, registry."""
-    from .overlay import load_overlay, rewrite
-
-    rows = []
-    _, extra = _matrix_config()
-    ladders = [lf for pack in packs.packs.values() for lf in pack.ladders.values()]
-    ladders += [lf for lfs in extra.values() for lf in lfs]
-    for lf in sorted(ladders, key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
-        eng, rel = lf.engine, lf.version
-        ov = load_overlay(eng)
-        for reg in lf.registry:
-            if reg.kind == "attention":
-                continue
-            for plat, rungs in reg.platforms.items():
-                i = LadderIndex._find(rungs, reg, lf, kernel)
-                if i is None:
-                    continue
-                name = rungs[i]
-                k = lf.kernel.get(name)
-                terms, _ = rewrite(ov, name, list(reg.gates.get(name) or (k.gates if k else [])))
-                rows.append({
-                    "engine": eng, "ladder_version": rel, "registry": reg.name, "role": reg.role,
-                    "platform": plat, "rung": i + 1, "rungs": len(rungs), "kernel": name,
-                    "cost_class": reg.cost.get(name) or (k.cost_class if k else "unknown"),
-                    "gate": " & ".join(describe(t) for t in terms) if terms else (k.gate if k else ""),
-                    "words": gate_words(terms) if terms else (k.gate if k and k.gate else ""),
-                    "above": rungs[:i],
-                })
-    return rows
-
-
-class MatrixRow(BaseModel):
-    """One engine's answer in ``logscan matrix``: what would execute and how sure."""
-
-    engine: str
-    ladder_version: Optional[str] = None
-    registry: Optional[str] = None
-    executes: Optional[str] = None
-    cost_class: Optional[str] = None
-    basis: str = ""  #: certain / conditional / refused / undetermined / no ladder
-    note: str = ""
-
-
-class Matrix(BaseModel):
-    """``logscan matrix --format json``: one row per engine, plus each engine's full walk."""
-
-    scheme: str
-    scheme_title: str
-    machine: str
-    rows: list[MatrixRow]
-    walks: list[Walk] = Field(default_factory=list)
-
-
 @functools.lru_cache(maxsize=4)
 def _matrix_config(root: Optional[Path] = None) -> tuple[list[str], dict[str, list[LadderFile]]]:
     from ..packs.model import MatrixFile
@@ -391,49 +333,6 @@ def _ladders_for(packs: PackSet, engine: str, extra: dict[str, list[LadderFile]]
     return sorted(lfs, key=lambda lf: parse_version(lf.version) or Version("0"), reverse=True)
 
 
-def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional[SchemeFile] = None) -> Matrix:
-    """One row per engine (``patterns/matrix/matrix.toml``): the newest ladder of the scheme's role,
-    walked on ``machine``. Raises ``SchemeError`` for an unknown scheme."""
-    schemes = schemes or load_schemes()
-    sid, scheme = find_scheme(scheme_name, schemes)
-    engines, extra = _matrix_config()
-    out = Matrix(scheme=sid, scheme_title=scheme.title, machine=machine.describe(), rows=[])
-    platform = (machine.platform or "CUDA").upper()
-    for eng in engines:
-        se = scheme.engines.get(eng)
-        lf = None
-        if se is not None:
-            lf = next((x for x in _ladders_for(packs, eng, extra) if pick_registry(x, se.role, platform)), None)
-        if se is None or lf is None:
-            out.rows.append(MatrixRow(engine=eng, basis="no ladder",
-                                      note=f"no {eng} ladder for {sid} on {platform} is recorded"))
-            continue
-        w = walk_ladder(lf, sid, scheme, se, machine)
-        out.walks.append(w)
-        row = MatrixRow(engine=eng, ladder_version=w.ladder_version, registry=w.registry)
-        _matrix_row(row, w)
-        out.rows.append(row)
-    return out
-
-
-def _matrix_row(row: MatrixRow, w: Walk) -> None:
-    """One convention for every engine: lead with the most capable outcome and its condition;
-    ``certain`` when it is the only one, ``conditional`` when others follow (named in the note),
-    ``refused`` when every world refuses, ``undetermined`` when no outcome is known."""
-    from .outcomes import summary
-
-    outs = w.outcomes
-    if w.scheme_verdict == Verdict.fails or (outs and all(o.refused for o in outs)):
-        row.basis, row.executes, row.note = "refused", "refuses to load", w.outcome
-        return
-    first = next((o for o in outs if o.kernel), None)
-    if first is None:
-        row.basis, row.note = "undetermined", w.outcome
-        return
-    row.executes, row.cost_class = first.kernel, first.cost_class
-    if len(outs) == 1:
-        row.basis = "certain"
-        return
-    row.basis = "conditional"
-    cond = first.condition_text()
-    row.note = (cond + "; else " if cond != "always" else "") + summary([o for o in outs if o is not first])
+# moved to their own modules; re-exported for callers of logscan.analysis.predict
+from .explain import explain  # noqa: E402,F401
+from .matrix import Matrix, MatrixRow, matrix  # noqa: E402,F401

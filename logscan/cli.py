@@ -508,7 +508,7 @@ def _check_version(value: str | None, hint: str, example: str) -> None:
 
 
 def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None, builds: str | None,
-             env: tuple[str, ...], torch: str | None):
+             env: tuple[str, ...], torch: str | None, **ckpt):
     """Build a ``Machine`` from the shared description options; bad values are usage errors."""
     from .analysis.gates import Machine
     from .analysis.gpus import package_name, resolve_gpu
@@ -521,7 +521,7 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
         if g is None:
             raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
                                      f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
-        m.cc, m.gpu = g.cc, g.name
+        m.cc, m.gpu, m.gfx = g.cc, g.name, g.gfx
         if platform.upper() == "CUDA" and g.platform != "CUDA":
             m.platform = g.platform
         elif platform.upper() != g.platform:
@@ -537,7 +537,53 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
             raise click.BadParameter(f"{kv!r} is not NAME=VALUE", param_hint="--env")
         k, v = kv.split("=", 1)
         m.env[k.strip()] = v.strip()
+    _checkpoint(m, **ckpt)
     return m
+
+
+def _checkpoint(m, scales=None, act_scale=None, group_size=None, n=None, k=None, gfx=None, moe=None) -> None:
+    """Checkpoint and layer facts of ``ladder`` / ``matrix`` (``--scales``, ``--group-size``, ``--n``/``--k``, ``--gfx``)."""
+    from .analysis.gpus import resolve_gpu
+
+    if scales:
+        m.checkpoint["scales"] = [scales]
+    if act_scale:
+        m.checkpoint["act_scale"] = [act_scale]
+    if group_size is not None:
+        m.checkpoint["group_size"] = [str(group_size)]
+    if n is not None:
+        m.checkpoint["out_features"] = [str(n)]
+    if k is not None:
+        m.checkpoint["in_features"] = [str(k)]
+    if gfx:
+        g = resolve_gpu(gfx)
+        if g is None or not g.gfx:
+            raise click.BadParameter(f"{gfx!r} is not a ROCm arch like gfx942 or gfx950", param_hint="--gfx")
+        m.gfx, m.platform = g.gfx, "ROCM"
+        if m.cc is None:
+            m.cc, m.gpu = g.cc, m.gpu or g.name
+
+
+def _scheme_for(scheme: str, scales: str | None, moe: bool | None) -> str:
+    """The scheme a planning question names: ``FP8 --scales block`` is FP8-BLOCK, ``--moe`` the MoE variant."""
+    from .analysis.predict import SchemeError, find_scheme, load_schemes
+
+    try:
+        sid, _ = find_scheme(scheme, load_schemes())
+    except SchemeError:
+        return scheme
+    known = load_schemes().scheme
+    if scales == "block" and sid == "FP8":
+        sid = "FP8-BLOCK"
+    if moe and not sid.endswith("-MOE"):
+        base = sid.replace("-BLOCK", "")
+        if f"{base}-MOE" not in known:
+            raise click.UsageError(f"no MoE scheme is recorded for {sid} (MoE schemes: "
+                                   + ", ".join(x for x in sorted(known) if x.endswith("-MOE")) + ")")
+        sid = f"{base}-MOE"
+    if moe is False and sid.endswith("-MOE"):
+        sid = sid[: -len("-MOE")]
+    return sid
 
 
 def _machine_options(f):
@@ -552,6 +598,16 @@ def _machine_options(f):
                      help="Compile-time flags of the engine build, e.g. ENABLE_NVFP4_SM100 (unknown if not given)."),
         click.option("--env", multiple=True, metavar="NAME=VALUE", help="Environment variable or server option (repeatable)."),
         click.option("--torch", default=None, metavar="VERSION", help="PyTorch version (unknown if not given)."),
+        click.option("--scales", default=None, type=click.Choice(["per-tensor", "per-channel", "block"]),
+                     help="FP8 scale type (per-channel: per-channel weights or per-token activations). Unknown if not given."),
+        click.option("--act-scale", default=None, type=click.Choice(["static", "dynamic"]),
+                     help="FP8 activation scales: static (calibrated) or dynamic. Unknown if not given."),
+        click.option("--group-size", default=None, type=int, help="Quantization group size (-1: per channel)."),
+        click.option("--n", "n", default=None, type=click.IntRange(min=1), help="Layer output features N, when a shape is known."),
+        click.option("--k", "k", default=None, type=click.IntRange(min=1), help="Layer input features K, when a shape is known."),
+        click.option("--gfx", default=None, metavar="ARCH", help="ROCm arch, e.g. gfx942 (MI300X) or gfx950 (MI355X)."),
+        click.option("--moe/--dense", "moe", default=None, help="MoE experts or a dense layer (default: the scheme as named)."),
+        click.option("--gate-source", is_flag=True, help="Print each gate as its source expression, not in words."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -564,7 +620,7 @@ def _machine_options(f):
 @_machine_options
 @click.option("--engine-version", default=None, metavar="V", help="Engine release whose shipped ladder to walk (default newest).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engine_version, fmt):
+def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engine_version, fmt, gate_source, **ckpt):
     """Walk ENGINE's ladder for SCHEME on a described machine: each rung passes, fails or unknown.
 
     \b
@@ -576,12 +632,13 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
     from .analysis.predict import SchemeError, walk
     from .formats.ladder import render_walk
 
-    m = _machine(platform, gpu, cuda, with_, builds, env, torch)
+    m = _machine(platform, gpu, cuda, with_, builds, env, torch, **ckpt)
+    scheme = _scheme_for(scheme, ckpt.get("scales"), ckpt.get("moe"))
     try:
         w = walk(default_packs(), engine.lower(), scheme, m, engine_version)
     except SchemeError as exc:
         raise click.UsageError(str(exc))
-    click.echo(w.model_dump_json(indent=2) + "\n" if fmt == "json" else render_walk(w), nl=False)
+    click.echo(w.model_dump_json(indent=2) + "\n" if fmt == "json" else render_walk(w, gate_source), nl=False)
 
 
 @cli.command()
@@ -598,13 +655,15 @@ def explain(kernel, fmt):
     rows = _explain(default_packs(), kernel.strip())
     click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
                else render_explain(kernel, rows), nl=False)
+    if not rows:  # an unknown name is not an answer: a script must not read it as one
+        sys.exit(2)
 
 
 @cli.command()
 @click.argument("scheme")
 @_machine_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt):
+def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt, gate_source, **ckpt):
     """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp): what would execute SCHEME on the machine.
 
     \b
@@ -616,7 +675,8 @@ def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt):
     from .analysis.predict import matrix as _matrix
     from .formats.ladder import render_matrix
 
-    m = _machine(platform, gpu, cuda, with_, builds, env, torch)
+    m = _machine(platform, gpu, cuda, with_, builds, env, torch, **ckpt)
+    scheme = _scheme_for(scheme, ckpt.get("scales"), ckpt.get("moe"))
     try:
         mx = _matrix(default_packs(), scheme, m)
     except SchemeError as exc:

@@ -22,6 +22,9 @@ class CostClass(str, Enum):
 
     native = "native"  #: computes in the checkpoint's own format (W4A4 FP4 for NVFP4, W8A8 for FP8, W4A16 for GPTQ/AWQ)
     weight_only = "weight_only"  #: an A16 kernel stands in for a W8A8/W4A4 checkpoint: memory kept, compute saving lost
+    #: weights kept, activations quantized wider than asked (8-bit for a W4A4 checkpoint: llama.cpp's
+    #: MMQ ampere config runs FP4 weights x Q8_1 activations): part of the compute saving lost
+    activation_upcast = "activation_upcast"
     emulated = "emulated"  #: dequantize and multiply in high precision at every step
     dequant_at_load = "dequant_at_load"  #: weights turned into BF16 at load: memory saving lost too
     portable = "portable"  #: a generic Triton/torch kernel in the right format
@@ -30,7 +33,7 @@ class CostClass(str, Enum):
 
 #: Worst first; used to order selections and to pick the worst class of a run.
 COST_ORDER = [CostClass.dequant_at_load, CostClass.emulated, CostClass.weight_only,
-              CostClass.portable, CostClass.unknown, CostClass.native]
+              CostClass.activation_upcast, CostClass.portable, CostClass.unknown, CostClass.native]
 
 
 class Severity(str, Enum):
@@ -87,9 +90,10 @@ class LadderPosition(BaseModel):
     ladder_version: str  #: the engine release the ladder was taken from
     rung: int  #: 1-based position of the kernel
     rungs: int  #: number of rungs of the ladder
-    fell: int  #: rungs above the selected one (0 = the engine's first choice)
+    fell: int  #: skipped rungs above the selected one that are better by cost class and could have passed
     kernel_class: str  #: the class (or enum member) on the ladder
-    above: list[str] = Field(default_factory=list)  #: the rungs that were skipped
+    above: list[str] = Field(default_factory=list)  #: those skipped rungs, in ladder order
+    stopped_by: dict[str, str] = Field(default_factory=dict)  #: skipped rung -> its gate in words
     min_capability: Optional[int] = None
     gate: Optional[str] = None
 

@@ -44,7 +44,7 @@ PREDICTIONS = [
     ("NVFP4", 100, {}, "MarlinNvFp4LinearKernel", False),
     ("MXFP4", 90, {}, "MarlinMxFp4LinearKernel", True),
     ("FP8", 80, {}, "MarlinFP8ScaledMMLinearKernel", True),
-    ("FP8-BLOCK", 120, {"packages": frozenset()}, "MarlinFP8ScaledMMLinearKernel", False),
+    ("FP8-BLOCK", 120, {"packages": frozenset()}, "MarlinFP8ScaledMMLinearKernel", True),
 ]
 
 

@@ -50,7 +50,7 @@ def test_trtllm_marlin_opt_in_runs_marlin_nvfp4_on_sm90_not_on_sm100(packs):
 @pytest.mark.parametrize("cc,builds,kernel,basis", [
     (100, None, "MMQ ampere config (int8 MMA, Q8_1 activations)", "certain"),    # B200: 1000 < 1200
     (103, None, "MMQ ampere config (int8 MMA, Q8_1 activations)", "certain"),    # B300
-    (120, None, "MMQ ampere config (int8 MMA, Q8_1 activations)", "conditional"),  # 5090, build unknown
+    (120, None, "MMQ blackwell config (native FP4 MMA)", "conditional"),  # 5090, build unknown: the most capable outcome leads
     (120, frozenset({"CUDA_ARCH_120"}), "MMQ blackwell config (native FP4 MMA)", "certain"),
     (121, frozenset({"CUDA_ARCH_120"}), "MMQ blackwell config (native FP4 MMA)", "certain"),
 ])

@@ -522,14 +522,15 @@ class Analyzer:
             if r.family and kernel:
                 family = fill(r.family, g)
                 hint = fill(r.registry, g) if r.registry else None
-                placement = (idx.place(info.ladder_version, kernel, hint, run.platform, run.config.quantization)
+                known = self._machine(run)[0]  # the skipped rungs that count are the ones possible here
+                placement = (idx.place(info.ladder_version, kernel, hint, run.platform, run.config.quantization, known)
                              if idx else None)
                 nearer = None
                 if (placement is None and idx is not None and info.ladder_version and between_ladders):
                     # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
                     # already hold the next ladder's registry: the next shipped release is nearest
                     nearer = idx.next_release(info.ladder_version)
-                    placement = (idx.place(nearer, kernel, hint, run.platform, run.config.quantization)
+                    placement = (idx.place(nearer, kernel, hint, run.platform, run.config.quantization, known)
                                  if nearer else None)
                 cost: Optional[CostClass] = CostClass(r.cost_class) if r.cost_class else None
                 basis = "ladder" if placement is not None and not r.cost_class else "engine_message"

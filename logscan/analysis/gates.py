@@ -61,6 +61,9 @@ class Machine:
     packages: Optional[frozenset[str]] = None
     builds: Optional[frozenset[str]] = None
     env: dict[str, str] = field(default_factory=dict)
+    gfx: Optional[str] = None  #: ROCm arch (gfx942, gfx950); None when unknown or not ROCm
+    #: checkpoint facts the user gave (``scales``: per-tensor, ``group_size``: 128, ``in_features``: K)
+    checkpoint: dict[str, list[str]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line: ``CUDA sm90 (H100), CUDA runtime unknown, packages unknown``."""
@@ -68,6 +71,8 @@ class Machine:
                  (f"sm{self.cc}" + (f" ({self.gpu})" if self.gpu else "")) if self.cc is not None else "compute capability unknown",
                  f"CUDA runtime {self.cuda}" if self.cuda else "CUDA runtime unknown",
                  ("packages " + (",".join(sorted(self.packages)) or "none")) if self.packages is not None else "optional packages unknown"]
+        if self.gfx:
+            parts.insert(2, self.gfx)
         if self.builds is not None:
             parts.append("build flags " + (",".join(sorted(self.builds)) or "none"))
         if self.env:
@@ -125,6 +130,8 @@ def describe(t: GateTerm) -> str:
         s = f"group_size in {{{','.join(t.values)}}}"
     elif k == "shape":
         s = f"{t.field} % {t.multiple_of} == 0"
+    elif k == "gfx":
+        s = "gfx in {" + ",".join(f"{v}*" for v in t.values) + "}"
     elif k == "any_of":
         s = "(" + " | ".join(" & ".join(describe(x) for x in opt) for opt in t.options) + ")"
     else:
@@ -136,7 +143,7 @@ def describe(t: GateTerm) -> str:
 
 #: Term kinds that describe the software install rather than the silicon.
 SOFT_KINDS = frozenset({"cuda_min", "torch_min", "package", "build", "env", "opaque", "option"})
-HARDWARE_KINDS = frozenset({"platform", "cc_min", "cc_eq", "cc_family", "cc_range"})
+HARDWARE_KINDS = frozenset({"platform", "cc_min", "cc_eq", "cc_family", "cc_range", "gfx"})
 
 
 def evaluate(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool = False,
@@ -228,6 +235,10 @@ def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool
         except ValueError:
             return Verdict.unknown, f"{t.field} unreadable"
         return (_and(ok(r) for r in res)), f"{t.field}={','.join(have)}"
+    if k == "gfx":
+        if not m.gfx:
+            return Verdict.unknown, "ROCm arch (gfx) not given"
+        return ok(any(m.gfx.startswith(p) for p in t.values)), m.gfx
     if k == "any_of":
         v = _or(_and(evaluate(x, m, facts, optimistic, assume).verdict for x in opt) for opt in t.options)
         return v, "alternatives"

@@ -22,6 +22,7 @@ class GpuEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     cc: Optional[int] = None
     platform: str = "CUDA"
+    gfx: Optional[str] = None  #: ROCm arch name (gfx942)
     aliases: list[str] = Field(min_length=1)
 
 
@@ -53,6 +54,7 @@ class Gpu:
     name: str
     cc: Optional[int]
     platform: str
+    gfx: Optional[str] = None
 
 
 @functools.lru_cache(maxsize=4)
@@ -88,7 +90,13 @@ def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
     if m:
         cc = int(m.group(1)) * 10 + int(m.group(2))
         return Gpu(f"sm{cc}", cc, "CUDA")
+    if regex.fullmatch(r"(?i)gfx[0-9a-f]{3,4}", t):  # a ROCm arch: the table's device of that arch
+        g = t.lower()
+        for name, entry in gpu_file().gpu.items():
+            if entry.gfx == g:
+                return Gpu(name, entry.cc, entry.platform, entry.gfx)
+        return Gpu(g, None, "ROCM", g)
     for rx, _, name, entry in gpu_table():
         if rx.search(t):
-            return Gpu(name, entry.cc, entry.platform)
+            return Gpu(name, entry.cc, entry.platform, entry.gfx)
     return None

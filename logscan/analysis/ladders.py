@@ -128,14 +128,19 @@ class LadderIndex:
         return None
 
     def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str],
-              quantization: Optional[str] = None) -> Optional[Placement]:
+              quantization: Optional[str] = None, machine=None) -> Optional[Placement]:
         """Find ``name`` on a ladder of ``release`` whose role matches the regex ``hint``.
 
         ``platform`` (CUDA, ROCM, XPU, CPU) is preferred; ``ANY`` lists serve every platform.
         ``quantization`` (the run's method) puts registries whose ``quantization`` regex matches
         it first and those whose regex does not match last. Returns None when no registry of
-        that release holds the name.
+        that release holds the name. ``fell`` / ``above`` name only the skipped rungs better by
+        cost class that could have passed on ``machine`` (``fell.better_skipped``; default: only
+        the platform known), each with its gate in ``stopped_by``.
         """
+        from .fell import better_skipped
+        from .gates import Machine
+
         if release is None:
             return None
         ladder = self.pack.ladders[release]
@@ -167,9 +172,12 @@ class LadderIndex:
                     rung = rungs[i]
                     k = ladder.kernel.get(rung)
                     cost = reg.cost.get(rung) or (k.cost_class if k else "unknown")
+                    m = machine or Machine(platform=plat if p == "ANY" else p)
+                    stopped = better_skipped(ladder, reg, rungs, i, cost, m)
                     pos = LadderPosition(
                         registry=reg.name, role=reg.role, platform=p, ladder_version=release,
-                        rung=i + 1, rungs=len(rungs), fell=i, kernel_class=rung, above=list(rungs[:i]),
+                        rung=i + 1, rungs=len(rungs), fell=len(stopped), kernel_class=rung,
+                        above=list(stopped), stopped_by=stopped,
                         min_capability=k.min_capability if k else None, gate=(k.gate or None) if k else None,
                     )
                     return Placement(pos, CostClass(cost), reg)

@@ -20,13 +20,16 @@ from pydantic import BaseModel, Field
 from ..packs.loader import PackSet, _read_toml, _validate, patterns_root
 from ..packs.model import GateTerm, LadderFile, Registry, Scheme, SchemeEngine, SchemeFile
 from .gates import Machine, Verdict, describe, evaluate_terms
-from .ladders import LadderIndex, parse_version
+from .ladders import parse_version
+from .outcomes import Outcome
+from .words import gate_words, term_words
 
 
 class TermOut(BaseModel):
     """One gate term of a rung with its verdict and reason."""
 
     term: str
+    words: str = ""
     kind: str
     verdict: Verdict
     why: str
@@ -47,6 +50,8 @@ class RungOut(BaseModel):
     hardware: Verdict = Verdict.unknown  #: verdict of the silicon alone (software assumed present)
     needs: list[str] = Field(default_factory=list)  #: server options that would make a failing rung pass
     terms: list[TermOut] = Field(default_factory=list)
+    overlay: list[str] = Field(default_factory=list)  #: planning-overlay facts that rewrote this rung's gate
+    words: str = ""  #: the gate in words (``gate`` is the source-shaped expression)
 
 
 class Walk(BaseModel):
@@ -67,6 +72,10 @@ class Walk(BaseModel):
     predicted_cost_class: Optional[str] = None
     certain: bool = False  #: no unknown rung above the predicted one
     outcome: str = ""  #: one sentence
+    outcomes: list[Outcome] = Field(default_factory=list)  #: every possible answer, most capable first
+    disagreements: list[dict] = Field(default_factory=list)  #: reference vs seed differences touching this walk
+    notes: list[str] = Field(default_factory=list)  #: what the answer had to assume or substitute
+    exhausted: str = ""  #: what the engine says when every rung refuses
 
 
 class SchemeError(ValueError):
@@ -102,7 +111,7 @@ def pick_registry(ladder: LadderFile, role: str, platform: str) -> Optional[tupl
 
 
 def _terms_out(results) -> list[TermOut]:
-    return [TermOut(term=describe(r.term), kind=r.term.kind, verdict=r.verdict, why=r.why,
+    return [TermOut(term=describe(r.term), words=term_words(r.term), kind=r.term.kind, verdict=r.verdict, why=r.why,
                     source=(r.term.why or r.term.source)[:300]) for r in results]
 
 
@@ -129,42 +138,125 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
     if want is not None:
         lfs = [lf for lf in lfs if (parse_version(lf.version) or Version("0")) <= want]
     if not lfs:
+        from .overlay import load_overlay, moe_only
+
+        moe = f"{sid}-MOE"
+        if moe in schemes.scheme and moe_only(load_overlay(engine), sid, engine_version):
+            try:  # no dense registry in this release: the scheme's checkpoints are MoE experts there
+                w = walk(packs, engine, moe, machine, engine_version, schemes)
+            except SchemeError:
+                w = None
+            if w is not None:
+                w.notes.append(f"{engine} {w.ladder_version} has no dense {sid} registry: {sid} checkpoints "
+                               f"run as MoE experts there, so this is the {moe} ladder (--moe)")
+                return w
         raise SchemeError(f"no shipped {engine} ladder for {sid} on {platform}"
                           + (f" at or before {engine_version}" if engine_version else ""))
     return walk_ladder(lfs[0], sid, scheme, se, machine)
 
 
 def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, machine: Machine) -> Walk:
-    """Walk one ladder file for a scheme (``se``: the scheme's entry for the ladder's engine)."""
+    """Walk one ladder file for a scheme (``se``: the scheme's entry for the ladder's engine).
+
+    Gates are the ladder's, with the planning overlay applied (``overlay.py``: term rewrites,
+    MoE backend gates); ``outcomes`` is the set of kernels the engine can pick on ``machine``,
+    each with its condition (``scenarios.py``)."""
+    from .overlay import disagreements, holds, load_overlay, moe_gates, rewrite, scheme_cost
+
     engine, release = ladder.engine, ladder.version
     platform = (machine.platform or "CUDA").upper()
     found = pick_registry(ladder, se.role, platform)
     out = Walk(engine=engine, ladder_version=release, scheme=sid, scheme_title=scheme.title,
                platform=platform, machine=machine.describe())
-    sv, sres = evaluate_terms(se.gates, machine, scheme.facts)
+    facts = scheme_facts(scheme, machine)
+    sv, sres = evaluate_terms(se.gates, machine, facts)
     out.scheme_gate, out.scheme_verdict = _terms_out(sres), sv
     if found is None:
         out.outcome = f"{engine} {release} has no {sid} ladder for {platform}"
         return out
     reg, plat, rungs = found
     out.registry, out.role = reg.name, reg.role
+    ov = load_overlay(engine)
+    mg = moe_gates(ov, reg.name, release) if reg.kind in ("moe", "if_chain") else None
+    walked: list[tuple[str, str, list[GateTerm]]] = []
     for i, name in enumerate(rungs):
         k = ladder.kernel.get(name)
-        terms: list[GateTerm] = list(reg.gates.get(name) or (k.gates if k else []))
-        v, res = evaluate_terms(terms, machine, scheme.facts)
-        hv, _ = evaluate_terms(terms, machine, scheme.facts, optimistic=True)
-        ov, _ = evaluate_terms(terms, machine, scheme.facts, assume=frozenset({"option"}))
+        if mg is not None and name in mg.gates:
+            terms, recorded = list(mg.gates[name]), True
+        elif reg.gates.get(name) or (k is not None and k.gates):
+            terms, recorded = list(reg.gates.get(name) or k.gates), True
+        else:  # no terms: always available on a generated registry; unrecorded on a hand-kept chain or MoE list
+            terms, recorded = [], k is not None and (reg.kind == "linear" or k.gate.lower().startswith("always"))
+        terms, used = rewrite(ov, name, terms)
+        if not recorded:
+            # a rung with no recorded facts is never guessed: it stays unknown, named as such
+            terms = [GateTerm(kind="opaque", text=f"{name} gate not recorded" + (f" ({k.gate[:160]})" if k and k.gate else ""))]
+        v, res = evaluate_terms(terms, machine, facts)
+        hv, _ = evaluate_terms(terms, machine, facts, optimistic=True)
+        ov_v, _ = evaluate_terms(terms, machine, facts, assume=frozenset({"option"}))
         gate = " & ".join(describe(t) for t in terms) or "(none: always available)"
-        if k is None and name not in reg.gates:  # a rung with no recorded facts: never guessed
-            v, hv, ov, gate = Verdict.unknown, Verdict.unknown, Verdict.unknown, "(no gate recorded)"
-        cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
+        cost = scheme_cost(ov, sid, name) or reg.cost.get(name) or (mg.cost.get(name) if mg else None) or (k.cost_class if k else "unknown")
         rung = RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost, gate=gate,
-                       verdict=v, hardware=hv, terms=_terms_out(res))
-        if v == Verdict.fails and ov == Verdict.passes:
-            rung.needs = _option_needs(terms, machine, scheme.facts)
+                       verdict=v, hardware=hv, terms=_terms_out(res), overlay=used, words=gate_words(terms))
+        if v == Verdict.fails and ov_v == Verdict.passes:
+            rung.needs = _option_needs(terms, machine, facts)
         out.rungs.append(rung)
+        walked.append((name, cost, terms))
     _predict(out, reg)
+    from .overlay import exhausted_message
+
+    out.exhausted = reg.exhausted or (mg.exhausted if mg else "") or exhausted_message(ov, reg.name)
+    _outcomes(out, walked, se, machine, facts, holds(ov, sid), out.exhausted)
+    out.disagreements = [d.model_dump() for d in disagreements(ov, [r.kernel for r in out.rungs], release, sid)]
     return out
+
+
+def scheme_facts(scheme: Scheme, machine: Machine) -> dict[str, list[str]]:
+    """The checkpoint facts a walk reads: the scheme's, overridden by what the user gave
+    (``--scales``, ``--group-size``, ``--n`` / ``--k``); the layer input is the model dtype."""
+    facts = {k: list(v) for k, v in scheme.facts.items()}
+    facts.setdefault("input_dtype", ["bfloat16", "float16"])
+    facts.setdefault("out_dtype", ["bfloat16", "float16"])
+    facts.update({k: list(v) for k, v in (machine.checkpoint or {}).items()})
+    return facts
+
+
+def _outcomes(out: Walk, walked, se: SchemeEngine, machine: Machine, facts, holds_: list[str], exhausted: str) -> None:
+    from .gpus import gpu_file
+    from .outcomes import outcomes, summary
+
+    platform = out.platform
+    ccs = sorted({e.cc for e in gpu_file().gpu.values() if e.cc is not None and e.platform == platform})
+    outs = outcomes(walked, list(se.gates), machine, facts, holds_, ccs)
+    if not exhausted and out.registry and out.rungs and _hand_kept(out):
+        for o in outs:  # a hand-kept chain without a recorded end: no rung passing is not a refusal
+            if o.refused:
+                o.refused, o.undetermined = False, True
+    out.outcomes = outs
+    kernels = [o for o in outs if o.kernel]
+    if len(outs) == 1 and kernels and not kernels[0].undetermined:
+        out.predicted, out.predicted_cost_class, out.certain = kernels[0].kernel, kernels[0].cost_class, True
+    else:
+        out.certain = False
+        last = outs[-1] if outs else None
+        out.predicted = last.kernel if last is not None and last.kernel else None
+        out.predicted_cost_class = last.cost_class if last is not None and last.kernel else None
+    for r in out.rungs:
+        r.predicted = r.kernel == out.predicted
+        r.possible = any(o.kernel == r.kernel for o in outs) and not r.predicted
+    if out.scheme_verdict == Verdict.fails:
+        refused = "; ".join(t.term for t in out.scheme_gate if t.verdict == Verdict.fails)
+        out.outcome = f"the engine refuses {out.scheme} on this machine before any rung: {refused}"
+        out.predicted, out.certain = None, True
+        return
+    out.outcome = summary(outs, exhausted)
+    opt = next((r for r in out.rungs if r.needs), None)
+    if opt is not None and all(o.refused for o in outs):
+        out.outcome += f"; with {', '.join(opt.needs)}: {opt.kernel} ({opt.cost_class})"
+
+
+def _hand_kept(out: Walk) -> bool:
+    return out.engine != "vllm"
 
 
 def _option_needs(terms: list[GateTerm], machine: Machine, facts: dict[str, list[str]]) -> list[str]:
@@ -222,59 +314,6 @@ def _predict(out: Walk, reg: Registry) -> None:
             t.term for t in out.scheme_gate if t.verdict == Verdict.unknown) + ")"
 
 
-def explain(packs: PackSet, kernel: str) -> list[dict]:
-    """Every shipped ladder holding ``kernel`` (exact or normalised name): engine, release,
-    registry, platform, rung k/n, cost class and gate. Sorted by engine, release, registry."""
-    from .ladders import norm
-
-    want = norm(kernel)
-    rows = []
-    _, extra = _matrix_config()
-    ladders = [lf for pack in packs.packs.values() for lf in pack.ladders.values()]
-    ladders += [lf for lfs in extra.values() for lf in lfs]
-    for lf in sorted(ladders, key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
-        eng, rel = lf.engine, lf.version
-        for reg in lf.registry:
-            if reg.kind == "attention":
-                continue
-            for plat, rungs in reg.platforms.items():
-                for i, name in enumerate(rungs):
-                    k = lf.kernel.get(name)
-                    names = [name] + (k.aliases if k else [])
-                    if not any(norm(n) == want for n in names):
-                        continue
-                    rows.append({
-                        "engine": eng, "ladder_version": rel, "registry": reg.name, "role": reg.role,
-                        "platform": plat, "rung": i + 1, "rungs": len(rungs), "kernel": name,
-                        "cost_class": reg.cost.get(name) or (k.cost_class if k else "unknown"),
-                        "gate": " & ".join(describe(t) for t in k.gates) if k and k.gates else (k.gate if k else ""),
-                        "above": rungs[:i],
-                    })
-    return rows
-
-
-class MatrixRow(BaseModel):
-    """One engine's answer in ``logscan matrix``: what would execute and how sure."""
-
-    engine: str
-    ladder_version: Optional[str] = None
-    registry: Optional[str] = None
-    executes: Optional[str] = None
-    cost_class: Optional[str] = None
-    basis: str = ""  #: certain / conditional / refused / undetermined / no ladder
-    note: str = ""
-
-
-class Matrix(BaseModel):
-    """``logscan matrix --format json``: one row per engine, plus each engine's full walk."""
-
-    scheme: str
-    scheme_title: str
-    machine: str
-    rows: list[MatrixRow]
-    walks: list[Walk] = Field(default_factory=list)
-
-
 @functools.lru_cache(maxsize=4)
 def _matrix_config(root: Optional[Path] = None) -> tuple[list[str], dict[str, list[LadderFile]]]:
     from ..packs.model import MatrixFile
@@ -294,34 +333,6 @@ def _ladders_for(packs: PackSet, engine: str, extra: dict[str, list[LadderFile]]
     return sorted(lfs, key=lambda lf: parse_version(lf.version) or Version("0"), reverse=True)
 
 
-def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional[SchemeFile] = None) -> Matrix:
-    """One row per engine (``patterns/matrix/matrix.toml``): the newest ladder of the scheme's role,
-    walked on ``machine``. Raises ``SchemeError`` for an unknown scheme."""
-    schemes = schemes or load_schemes()
-    sid, scheme = find_scheme(scheme_name, schemes)
-    engines, extra = _matrix_config()
-    out = Matrix(scheme=sid, scheme_title=scheme.title, machine=machine.describe(), rows=[])
-    platform = (machine.platform or "CUDA").upper()
-    for eng in engines:
-        se = scheme.engines.get(eng)
-        lf = None
-        if se is not None:
-            lf = next((x for x in _ladders_for(packs, eng, extra) if pick_registry(x, se.role, platform)), None)
-        if se is None or lf is None:
-            out.rows.append(MatrixRow(engine=eng, basis="no ladder",
-                                      note=f"no {eng} ladder for {sid} on {platform} is recorded"))
-            continue
-        w = walk_ladder(lf, sid, scheme, se, machine)
-        out.walks.append(w)
-        row = MatrixRow(engine=eng, ladder_version=w.ladder_version, registry=w.registry)
-        if w.predicted:
-            row.executes, row.cost_class = w.predicted, w.predicted_cost_class
-            row.basis = "certain" if w.certain else "conditional"
-            if not w.certain:
-                row.note = "unless earlier: " + "; ".join(f"{r.kernel} if {_unknowns(r)}" for r in w.rungs if r.possible)
-        elif w.scheme_verdict == Verdict.fails or not any(r.verdict != Verdict.fails for r in w.rungs):
-            row.basis, row.executes, row.note = "refused", "refuses to load", w.outcome
-        else:
-            row.basis, row.note = "undetermined", w.outcome
-        out.rows.append(row)
-    return out
+# moved to their own modules; re-exported for callers of logscan.analysis.predict
+from .explain import explain  # noqa: E402,F401
+from .matrix import Matrix, MatrixRow, matrix  # noqa: E402,F401

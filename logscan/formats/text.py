@@ -67,9 +67,13 @@ def _run(run: Run) -> list[str]:
             out.append(f"  {RUNG_NONE}")
         for s in run.selections:
             if s.ladder and s.ladder.fell:
-                out.append(f"  {s.kernel}: fell {s.ladder.fell} rung(s) on {s.ladder.registry} "
+                out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {s.ladder.registry} "
                            f"({s.ladder.platform}, {_TITLE.get(e.name, e.name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
+                for name in s.ladder.above[:3]:
+                    gate = s.ladder.stopped_by.get(name, "")
+                    if gate:
+                        out.append(f"      {name}: needs {gate[:200]}")
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:

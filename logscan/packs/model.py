@@ -142,7 +142,7 @@ class NameCost(_Strict):
     """
 
     pattern: str
-    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    cost_class: Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]
     family: str = ""
     #: regex over the run's quantization (``RunConfig.quantization``); empty = any
     quantization: str = ""
@@ -270,7 +270,7 @@ class PackFile(_Strict):
 
 GateKind = Literal[
     "platform", "cc_min", "cc_eq", "cc_family", "cc_range", "cuda_min", "package", "build", "env",
-    "torch_min", "dtype", "group_size", "shape", "layer", "any_of", "opaque", "option",
+    "torch_min", "dtype", "group_size", "shape", "layer", "any_of", "opaque", "option", "gfx",
 ]
 
 
@@ -283,7 +283,8 @@ class GateTerm(_Strict):
     ``build`` (``flag``: a compile-time macro of the engine build), ``env`` (``name``, truthy
     unless ``negate``; ``default`` is the engine's default), ``option`` (a server argument or
     environment variable ``name`` whose value is in ``values``; ``default`` when unset),
-    ``torch_min`` (``version``).
+    ``torch_min`` (``version``), ``gfx`` (ROCm arch name starting with one of ``values``:
+    ``gfx95`` for vLLM's ``supports_mx()``).
     Checkpoint / layer terms: ``dtype`` (``field`` in ``values``), ``group_size`` (``values``),
     ``shape`` (``field`` a multiple of ``multiple_of``), ``layer`` (``field`` in ``values``).
     ``any_of`` holds alternative conjunctions (``options``); ``opaque`` is a requirement that
@@ -317,7 +318,7 @@ class GateTerm(_Strict):
 class LadderKernel(_Strict):
     """Facts about one rung: cost class, minimum capability, gate (one line) and gate terms."""
 
-    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    cost_class: Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]
     min_capability: Optional[int] = None
     gate: str = ""
     #: the gate as structured terms (all must hold), generated from ``gate`` plus pack predicates
@@ -339,7 +340,7 @@ class Registry(_Strict):
     file: str = ""
     platforms: dict[str, list[str]]
     #: per-registry cost classes (MoE experts serve several schemes; Marlin is native for WNA16)
-    cost: dict[str, Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]] = Field(default_factory=dict)
+    cost: dict[str, Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]] = Field(default_factory=dict)
     aliases: dict[str, str] = Field(default_factory=dict)  #: logged name -> rung name
     #: regex over the run's quantization method that reaches this registry, when one line
     #: format serves several (gpt-oss ``mxfp4`` vs W4A4 MXFP4 from compressed-tensors / quark)
@@ -444,7 +445,7 @@ class Outcome(_Strict):
     """What a resolved backend value means for a layer family: the kernel and its cost class."""
 
     kernel: str
-    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    cost_class: Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]
     requires: list[str] = Field(default_factory=list)  #: predicates that must hold, else the engine raises
     note: str = ""
 

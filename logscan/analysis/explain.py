@@ -1,0 +1,46 @@
+"""`logscan explain KERNEL`: every shipped ladder holding a kernel name, matched as `scan` places it."""
+from __future__ import annotations
+
+from packaging.version import Version
+
+from ..packs.loader import PackSet
+from .gates import describe
+from .ladders import LadderIndex, parse_version
+from .predict import _matrix_config
+from .words import gate_words
+
+
+def explain(packs: PackSet, kernel: str) -> list[dict]:
+    """Every shipped ladder holding ``kernel``: engine, release, registry, platform, rung k/n, cost
+    class and gate (words and source expression). The name is matched as ``scan`` places a logged
+    name (``LadderIndex._find``: class, logged alias, registry alias, enum member, then the
+    least-qualified rung holding a short label), so every name ``scan`` prints is found.
+    Sorted by engine, release, registry."""
+    from .overlay import load_overlay, rewrite
+
+    rows = []
+    _, extra = _matrix_config()
+    ladders = [lf for pack in packs.packs.values() for lf in pack.ladders.values()]
+    ladders += [lf for lfs in extra.values() for lf in lfs]
+    for lf in sorted(ladders, key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
+        eng, rel = lf.engine, lf.version
+        ov = load_overlay(eng)
+        for reg in lf.registry:
+            if reg.kind == "attention":
+                continue
+            for plat, rungs in reg.platforms.items():
+                i = LadderIndex._find(rungs, reg, lf, kernel)
+                if i is None:
+                    continue
+                name = rungs[i]
+                k = lf.kernel.get(name)
+                terms, _ = rewrite(ov, name, list(reg.gates.get(name) or (k.gates if k else [])))
+                rows.append({
+                    "engine": eng, "ladder_version": rel, "registry": reg.name, "role": reg.role,
+                    "platform": plat, "rung": i + 1, "rungs": len(rungs), "kernel": name,
+                    "cost_class": reg.cost.get(name) or (k.cost_class if k else "unknown"),
+                    "gate": " & ".join(describe(t) for t in terms) if terms else (k.gate if k else ""),
+                    "words": gate_words(terms) if terms else (k.gate if k and k.gate else ""),
+                    "above": rungs[:i],
+                })
+    return rows

@@ -1,0 +1,45 @@
+"""Which skipped rungs a selection "fell" below: only those better by cost class that could have passed.
+
+Ladder order is the engine's try order, not quality: vLLM's ``_POSSIBLE_FP8_KERNELS`` lists
+the weight-only ``MarlinFP8ScaledMMLinearKernel`` (forced only by an environment variable in
+0.26) above the native torch rungs. A rung counts as fallen below when
+
+1. its cost class is strictly better than the selected one's (``outcomes.CAPABILITY``), and
+2. its gate does not fail on what is known of the machine (platform, and the GPU when the log
+   or ``--gpu`` names it); the gate read with the planning overlay (``overlay.py``).
+
+Each such rung comes with the words of the gate that stopped it (or could have).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..packs.model import LadderFile, Registry
+from .gates import Machine, Verdict, evaluate_terms
+from .outcomes import capability_rank
+from .words import gate_words
+
+
+def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: int, cost: str,
+                   machine: Optional[Machine]) -> dict[str, str]:
+    """Rungs above ``index`` better by cost class than ``cost`` and possible on ``machine``:
+    rung name -> its gate in words (``always available`` when it records none)."""
+    from .overlay import load_overlay, moe_gates, rewrite
+
+    ov = load_overlay(ladder.engine)
+    mg = moe_gates(ov, reg.name, ladder.version) if reg.kind in ("moe", "if_chain") else None
+    m = machine or Machine()
+    mine = capability_rank(cost)
+    out: dict[str, str] = {}
+    for name in rungs[:index]:
+        k = ladder.kernel.get(name)
+        rc = reg.cost.get(name) or (k.cost_class if k else "unknown")
+        if capability_rank(rc) >= mine:
+            continue
+        base = mg.gates.get(name) if mg is not None and name in mg.gates else (reg.gates.get(name) or (k.gates if k else []))
+        terms, _ = rewrite(ov, name, list(base))
+        verdict, _ = evaluate_terms(terms, m, {})
+        if verdict == Verdict.fails:
+            continue
+        out[name] = gate_words(terms) if terms else (k.gate if k and k.gate else "gate not recorded")
+    return out

@@ -1,0 +1,81 @@
+"""`logscan matrix SCHEME`: one row per engine, the most capable outcome first (one convention for all)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import BaseModel, Field
+
+from ..packs.loader import PackSet
+from ..packs.model import SchemeFile
+from .gates import Machine, Verdict
+from .predict import Walk, _ladders_for, _matrix_config, find_scheme, load_schemes, pick_registry, walk_ladder
+
+
+class MatrixRow(BaseModel):
+    """One engine's answer in ``logscan matrix``: what would execute and how sure."""
+
+    engine: str
+    ladder_version: Optional[str] = None
+    registry: Optional[str] = None
+    executes: Optional[str] = None
+    cost_class: Optional[str] = None
+    basis: str = ""  #: certain / conditional / refused / undetermined / no ladder
+    note: str = ""
+
+
+class Matrix(BaseModel):
+    """``logscan matrix --format json``: one row per engine, plus each engine's full walk."""
+
+    scheme: str
+    scheme_title: str
+    machine: str
+    rows: list[MatrixRow]
+    walks: list[Walk] = Field(default_factory=list)
+
+
+def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional[SchemeFile] = None) -> Matrix:
+    """One row per engine (``patterns/matrix/matrix.toml``): the newest ladder of the scheme's role,
+    walked on ``machine``. Raises ``SchemeError`` for an unknown scheme."""
+    schemes = schemes or load_schemes()
+    sid, scheme = find_scheme(scheme_name, schemes)
+    engines, extra = _matrix_config()
+    out = Matrix(scheme=sid, scheme_title=scheme.title, machine=machine.describe(), rows=[])
+    platform = (machine.platform or "CUDA").upper()
+    for eng in engines:
+        se = scheme.engines.get(eng)
+        lf = None
+        if se is not None:
+            lf = next((x for x in _ladders_for(packs, eng, extra) if pick_registry(x, se.role, platform)), None)
+        if se is None or lf is None:
+            out.rows.append(MatrixRow(engine=eng, basis="no ladder",
+                                      note=f"no {eng} ladder for {sid} on {platform} is recorded"))
+            continue
+        w = walk_ladder(lf, sid, scheme, se, machine)
+        out.walks.append(w)
+        row = MatrixRow(engine=eng, ladder_version=w.ladder_version, registry=w.registry)
+        _matrix_row(row, w)
+        out.rows.append(row)
+    return out
+
+
+def _matrix_row(row: MatrixRow, w: Walk) -> None:
+    """One convention for every engine: lead with the most capable outcome and its condition;
+    ``certain`` when it is the only one, ``conditional`` when others follow (named in the note),
+    ``refused`` when every world refuses, ``undetermined`` when no outcome is known."""
+    from .outcomes import summary
+
+    outs = w.outcomes
+    if w.scheme_verdict == Verdict.fails or (outs and all(o.refused for o in outs)):
+        row.basis, row.executes, row.note = "refused", "refuses to load", w.outcome
+        return
+    first = next((o for o in outs if o.kernel), None)
+    if first is None:
+        row.basis, row.note = "undetermined", w.outcome
+        return
+    row.executes, row.cost_class = first.kernel, first.cost_class
+    if len(outs) == 1:
+        row.basis = "certain"
+        return
+    row.basis = "conditional"
+    cond = first.condition_text()
+    row.note = (cond + "; else " if cond != "always" else "") + summary([o for o in outs if o is not first])

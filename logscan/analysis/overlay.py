@@ -1,0 +1,201 @@
+"""Planning facts kept beside the shipped ladders: term rewrites, MoE backend gates, disagreements.
+
+The ladders under ``patterns/<engine>/ladders`` are generated from the reference (vLLM: ``ast``
+over each wheel) and keep some requirements as unstructured text (``supports_mx()``,
+``K % MXFP8_BLOCK_SIZE == 0``) or in a form that reads the wrong field (B12x's
+``cfg.input_dtype`` is the unquantized input, not the FP8 activation). ``patterns/planning/
+<engine>.toml`` holds, as data with the source of each fact:
+
+- ``[[term]]``: a gate term whose ``source`` (or opaque ``text``) fully matches ``match`` is
+  replaced by ``terms`` (an empty list drops a requirement the scheme always meets);
+- ``[[moe]]``: per-backend gates of a MoE oracle priority list (``registry``: regex over the
+  registry name; ``releases``: PEP 440 specifier), read from the oracle and experts classes;
+- ``[[disagree]]``: where the shipped reference and the seeds differ; the release's source
+  wins and the answer names both;
+- ``[scheme.<ID>]``: ``holds`` lists requirements a checkpoint of the scheme meets by
+  construction (MXFP8's K is a multiple of its 32-wide scale block).
+
+Applied only by ``logscan ladder / matrix / explain``; ``scan`` places logged names as before.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Optional
+
+import regex
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..packs.loader import _read_toml, _validate, patterns_root
+from ..packs.model import GateTerm
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TermRewrite(_M):
+    """Replace a term matching ``match`` (regex, full match on ``source`` or ``text``) by ``terms``."""
+
+    match: str
+    terms: list[GateTerm] = Field(default_factory=list)
+    kernels: list[str] = Field(default_factory=list)  #: restrict to these rungs (empty: any)
+    why: str
+
+
+class MoeGates(_M):
+    """Gates of the backends of one MoE priority list (``registry`` regex over its name)."""
+
+    registry: str
+    releases: str = ""
+    gates: dict[str, list[GateTerm]]
+    cost: dict[str, str] = Field(default_factory=dict)
+    why: str
+    exhausted: str = ""
+
+
+class Disagreement(_M):
+    """A fact on which the shipped reference and the seeds differ, and what the source says."""
+
+    kernel: str
+    releases: str = ""
+    schemes: list[str] = Field(default_factory=list)  #: the schemes it concerns (empty: every scheme)
+    reference: str
+    seed: str
+    source: str  #: what the release's own code says (it wins)
+
+
+class Exhausted(_M):
+    """What the engine raises when every rung of a registry refuses (``registry``: regex over its name)."""
+
+    registry: str
+    message: str
+
+
+class SchemeFacts(_M):
+    """Per-scheme planning facts: requirements met by construction, cost classes for this scheme."""
+
+    holds: list[str] = Field(default_factory=list)
+    cost: dict[str, str] = Field(default_factory=dict)  #: rung -> cost class when serving this scheme
+    #: releases (PEP 440 specifier) in which checkpoints of this dense scheme exist only as MoE
+    #: experts (vLLM before 0.22: quantization=mxfp4 is gpt-oss, linear layers stay unquantized)
+    moe_only: str = ""
+    why: str = ""
+
+
+class Overlay(_M):
+    """``patterns/planning/<engine>.toml``."""
+
+    engine: str
+    term: list[TermRewrite] = Field(default_factory=list)
+    moe: list[MoeGates] = Field(default_factory=list)
+    disagree: list[Disagreement] = Field(default_factory=list)
+    exhausted: list[Exhausted] = Field(default_factory=list)
+    scheme: dict[str, SchemeFacts] = Field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=8)
+def load_overlay(engine: str, root: Optional[Path] = None) -> Optional[Overlay]:
+    """The engine's planning overlay, or None when it has none. Raises ``PackError`` when broken."""
+    path = (root or patterns_root()) / "planning" / f"{engine}.toml"
+    if not path.is_file():
+        return None
+    return _validate(Overlay, _read_toml(path), path)
+
+
+def _in(release: Optional[str], spec: str) -> bool:
+    if not spec:
+        return True
+    try:
+        return release is not None and Version(release) in SpecifierSet(spec)
+    except (InvalidSpecifier, ValueError):
+        return False
+
+
+@functools.lru_cache(maxsize=256)
+def _rx(pattern: str) -> regex.Pattern:
+    return regex.compile(pattern)
+
+
+def rewrite(ov: Optional[Overlay], kernel: str, terms: list[GateTerm]) -> tuple[list[GateTerm], list[str]]:
+    """Apply the overlay's term rewrites to one rung's gate; returns the terms and the reasons used."""
+    if ov is None or not ov.term:
+        return terms, []
+    used: list[str] = []
+
+    def one(t: GateTerm) -> list[GateTerm]:
+        for rw in ov.term:
+            if rw.kernels and kernel not in rw.kernels:
+                continue
+            for text in (t.source, t.text):
+                if text and _rx(rw.match).fullmatch(text):
+                    used.append(rw.why)
+                    # a replacement keeps where the original applied (only_on: ROCm-only clauses)
+                    new = [x.model_copy(update={"source": x.source or t.source, "only_on": x.only_on or t.only_on})
+                           for x in rw.terms]
+                    if t.negate and new:
+                        return [_negated(new, t)]
+                    return new
+        if t.kind == "any_of":
+            return [t.model_copy(update={"options": [[y for x in opt for y in one(x)] for opt in t.options]})]
+        return [t]
+
+    out = [y for t in terms for y in one(t)]
+    return out, used
+
+
+def _negated(terms: list[GateTerm], orig: GateTerm) -> GateTerm:
+    """``NOT (a & b)`` as a term: one negated term, or an ``any_of`` of the negated parts."""
+    if len(terms) == 1:
+        return terms[0].model_copy(update={"negate": not terms[0].negate, "source": orig.source})
+    return GateTerm(kind="any_of", options=[[t.model_copy(update={"negate": not t.negate, "only_on": []})] for t in terms],
+                    source=orig.source, only_on=orig.only_on)
+
+
+def moe_gates(ov: Optional[Overlay], registry: str, release: Optional[str]) -> Optional[MoeGates]:
+    """The MoE backend gates recorded for a registry of a release, if any."""
+    if ov is None:
+        return None
+    for mg in ov.moe:
+        if _rx(mg.registry).search(registry) and _in(release, mg.releases):
+            return mg
+    return None
+
+
+def disagreements(ov: Optional[Overlay], kernels: list[str], release: Optional[str],
+                  scheme: Optional[str] = None) -> list[Disagreement]:
+    """Recorded reference-vs-seed differences touching any of ``kernels`` in ``release`` (for ``scheme``)."""
+    if ov is None:
+        return []
+    return [d for d in ov.disagree if d.kernel in kernels and _in(release, d.releases)
+            and (not d.schemes or scheme in d.schemes)]
+
+
+def holds(ov: Optional[Overlay], scheme: str) -> list[str]:
+    """Requirements a checkpoint of ``scheme`` meets by construction (prop keys of ``scenarios``)."""
+    if ov is None or scheme not in ov.scheme:
+        return []
+    return list(ov.scheme[scheme].holds)
+
+
+def scheme_cost(ov: Optional[Overlay], scheme: str, rung: str) -> Optional[str]:
+    """The cost class of ``rung`` when it serves ``scheme``, if the overlay records one."""
+    if ov is None or scheme not in ov.scheme:
+        return None
+    return ov.scheme[scheme].cost.get(rung)
+
+
+def moe_only(ov: Optional[Overlay], scheme: str, release: Optional[str]) -> bool:
+    """Whether ``scheme``'s checkpoints are MoE-only in ``release`` (then the MoE ladder answers)."""
+    if ov is None or scheme not in ov.scheme or not ov.scheme[scheme].moe_only:
+        return False
+    return _in(release, ov.scheme[scheme].moe_only)
+
+
+def exhausted_message(ov: Optional[Overlay], registry: str) -> str:
+    """The engine's error when every rung of ``registry`` refuses, if recorded."""
+    if ov is None:
+        return ""
+    return next((e.message for e in ov.exhausted if _rx(e.registry).search(registry)), "")

@@ -479,7 +479,7 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
                 for line in render_table(rows):
                     click.echo(line)
                 if any(r[2] == "-" or r[5] == "-" for r in rows[1:]):
-                    click.echo("  RUNG -: no kernel on that side, or one on no shipped ladder (its place is unknown)")
+                    click.echo("  RUNG - means no kernel on that side, or one on no shipped ladder (its place is unknown)")
                 for c in changes:
                     click.echo(f"  {c.family}: {c.reasoning}")
     sys.exit(EXIT_FAIL_ON if any(c.regressed for c in changes) else EXIT_OK)

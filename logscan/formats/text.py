@@ -127,7 +127,7 @@ def input_note(st: InputStats) -> Optional[str]:
 
 
 #: what ``RUNG -`` means, printed under every table that shows it
-RUNG_NONE = ("RUNG -: the kernel is on no shipped ladder of this engine release (a name the ladders do "
+RUNG_NONE = ("RUNG - means the kernel is on no shipped ladder of this engine release (a name the ladders do "
              "not hold), so its place is unknown; the cost class says what the log or its name tells")
 
 
@@ -180,7 +180,7 @@ def _gate(gate: "GateResult") -> list[str]:
                          n.cost_class.value if n else "-", ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")])
         out += _table(rows)
         if any(r[2] == "-" or r[5] == "-" for r in rows[1:]):
-            out.append("  RUNG -: no kernel on that side, or one on no shipped ladder (its place is unknown)")
+            out.append("  RUNG - means no kernel on that side, or one on no shipped ladder (its place is unknown)")
     for c in sorted(gate.checks, key=lambda c: VERDICT_ORDER[c.verdict]):
         where = f"{c.source}:{c.line}" if c.line else c.source
         out.append(f"  [{c.verdict.value}] {where} {c.code or c.kind}: {c.message}")

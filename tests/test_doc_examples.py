@@ -120,6 +120,21 @@ def _localise(cmd: str) -> str:
     return cmd
 
 
+def _group_members(pgid: int, word: str) -> list[int]:
+    """Processes of process group ``pgid`` whose command line holds ``word`` (Linux /proc)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            if int(stat[stat.rindex(")") + 2:].split()[2]) == pgid and word in (d / "cmdline").read_text():
+                found.append(int(d.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def _run(cmd: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "LOGSCAN_CACHE_DIR": str(cwd / ".cache")}
     if regex.search(r"\blogscan follow\b", cmd):
@@ -132,8 +147,17 @@ def _run(cmd: str, cwd: Path) -> subprocess.CompletedProcess:
             deadline = time.monotonic() + 60  # until the first selection is out (bounded), then SIGINT
             while proc.poll() is None and time.monotonic() < deadline and '"selection"' not in out_path.read_text():
                 time.sleep(0.2)
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGINT)
+            if "|" in cmd:  # a finite pipe: follow ends by itself at its end; give it the time
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+            if proc.poll() is None:  # Ctrl-C reaches logscan; the shell of a pipeline is not the subject
+                for pid in [p for p in _group_members(proc.pid, "logscan") if p != proc.pid] or [proc.pid]:
+                    try:
+                        os.kill(pid, signal.SIGINT)
+                    except ProcessLookupError:  # it ended on its own (its stdin closed) meanwhile
+                        pass
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:

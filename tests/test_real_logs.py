@@ -16,7 +16,7 @@ import pytest
 from logscan.formats import json as json_format
 from logscan.formats import text as text_format
 from logscan.pipeline import scan_inputs
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, corpus_params
 
 LOGS = sorted(FIXTURES.glob("*/*.log"))
 LABELLED = [p for p in LOGS if p.with_suffix(".label.json").exists()]
@@ -40,7 +40,7 @@ def _walk(doc):
     return kernels, codes
 
 
-@pytest.mark.parametrize("log", LABELLED, ids=[p.stem for p in LABELLED])
+@pytest.mark.parametrize("log", corpus_params(LABELLED))
 def test_label_is_met(log):
     label = json.loads(log.with_suffix(".label.json").read_text())
     doc = json.loads(_report(log).model_dump_json())

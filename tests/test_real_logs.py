@@ -32,11 +32,24 @@ def _report(path: Path):
 
 
 def _walk(doc):
+    """Every object with a ``kernel`` (and its ``cost_class``) and every ``code``, wherever it sits:
+    the collection rule of shared/corpus/eval.py (a finding naming the kernel counts, as in
+    vllm-023, where the emulation experts class is named by its EMULATION finding)."""
     kernels, codes = [], set()
-    for run in doc["runs"]:
-        for s in run["selections"]:
-            kernels.append((s["kernel"], s["cost_class"]))
-        codes |= {f["code"] for f in run["findings"]}
+
+    def visit(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("kernel"), str):
+                kernels.append((node["kernel"], node.get("cost_class")))
+            if isinstance(node.get("code"), str):
+                codes.add(node["code"])
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit({"runs": doc["runs"]})
     return kernels, codes
 
 

@@ -40,7 +40,10 @@ KNOWN_MISSES_FILE = FIXTURES / "corpus-known-misses.toml"
 
 def known_misses() -> dict[str, str]:
     """Labelled corpus logs logscan misses today: ``{"vllm/vllm-023": reason}`` (fixtures/corpus-known-misses.toml)."""
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the tomli backport (a dependency there)
+        import tomli as tomllib
 
     doc = tomllib.loads(KNOWN_MISSES_FILE.read_text(encoding="utf-8"))
     return {m["log"]: m["reason"] for m in doc.get("miss", [])}

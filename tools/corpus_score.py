@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as `python tools/corpus_score.py` from a clone, not installed
+    sys.path.insert(0, str(ROOT))
 NO_FINDING = {"NONE", ""}
 ENGINES_ORDER = ("vllm", "sglang", "trtllm", "llamacpp")
 

@@ -136,6 +136,8 @@ class Finding(BaseModel):
     kernel: Optional[str] = None
     #: the layer family it is about (None: the whole run); a finding is one per (run, family, code)
     family: Optional[str] = None
+    #: the cost class of ``kernel`` when the finding's line also selects it (the selection's class)
+    cost_class: Optional[CostClass] = None
     reasons: list[str] = Field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
     remedy: Optional[str] = None
     inferred: bool = False  #: True when no line states it and it follows from the ladder
@@ -171,7 +173,14 @@ class StartFailure(BaseModel):
 class EngineInfo(BaseModel):
     """What the log says of the engine: name, release, and how the release was known."""
 
+    #: the engine the log's own lines name, or ``unknown`` when only generic lines (Python
+    #: tracebacks, cmake output) are present: never another engine's name by default
     name: str
+    #: why ``name``: the first line naming the engine (a line prefix, a start line, an
+    #: ``identity`` rule such as a ``site-packages/vllm/`` path), or why none did
+    identified_by: Optional[str] = None
+    #: the pack whose rules and ladders read the run (equal to ``name`` unless ``unknown``)
+    read_with: Optional[str] = None
     version: Optional[str] = None
     version_source: str = "unknown"  #: ``logged`` (with line) or ``inferred`` (with reason) or ``unknown``
     version_evidence: Optional[str] = None
@@ -258,6 +267,21 @@ class RunConfig(BaseModel):
     server_args: Optional[ServerArgs] = None  #: the engine's argument dump, when it logs one
 
 
+class Unexplained(BaseModel):
+    """A kernel-relevant line logscan noticed but could not turn into a selection or a finding.
+
+    ``why`` says what was missing: a topic rule saw what the line speaks of (a backend, MoE,
+    a fallback) but no rule states its choice; or a finding it states was not trusted (a
+    rule of another engine, a package unrelated to kernels). Input for writing rules.
+    """
+
+    line: int
+    rule: str
+    kind: str
+    message: str
+    why: str
+
+
 class Run(BaseModel):
     """One engine start found in the input (a restart or a second server is another run)."""
 
@@ -273,6 +297,8 @@ class Run(BaseModel):
     attention: list[AttentionChoice] = Field(default_factory=list)  #: attention backends chosen
     kv_cache: Optional[KvCache] = None  #: KV-cache dtype asked for and in effect, when the log says
     start_failure: Optional[StartFailure] = None  #: a line says the engine did not start
+    #: kernel-relevant lines noticed but not understood (no selection, no finding), in line order
+    unexplained: list[Unexplained] = Field(default_factory=list)
 
 
 class InputStats(BaseModel):
@@ -295,6 +321,15 @@ class InputStats(BaseModel):
     error: Optional[str] = None
 
 
+class Summary(BaseModel):
+    """Counts over every run of a report (``Report.summary``)."""
+
+    runs: int = 0
+    selections: int = 0
+    findings: int = 0
+    unexplained: int = 0  #: kernel-relevant lines noticed but not understood (``Run.unexplained``)
+
+
 class Report(BaseModel):
     """The whole answer for a set of inputs: runs, the recognised events, reader stats."""
 
@@ -302,3 +337,11 @@ class Report(BaseModel):
     runs: list[Run] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)
     inputs: list[InputStats] = Field(default_factory=list)
+    summary: Summary = Field(default_factory=Summary)
+
+    def summarise(self) -> "Report":
+        """Fill ``summary`` from the runs (call once the runs are final); returns self."""
+        self.summary = Summary(runs=len(self.runs), selections=sum(len(r.selections) for r in self.runs),
+                               findings=sum(len(r.findings) for r in self.runs),
+                               unexplained=sum(len(r.unexplained) for r in self.runs))
+        return self

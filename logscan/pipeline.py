@@ -239,7 +239,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
             break
     for i, run in enumerate(report.runs):
         run.index = i
-    return report
+    return report.summarise()
 
 
 def _count(pipe: Pipeline, stats: InputStats) -> None:

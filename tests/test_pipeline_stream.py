@@ -12,7 +12,7 @@ import pytest
 
 from logscan.pipeline import Pipeline
 from logscan.sources.unwrap import Unwrapper, unwrap
-from tests.conftest import real_logs
+from tests.conftest import corpus_params, real_logs
 from tests.helpers.log_writer import cri_records
 
 LOGS = [p for p in real_logs("vllm") if p.name.startswith("vllm-")]
@@ -50,7 +50,8 @@ def test_open_run_is_the_run_that_closes(packs, log):
         assert [_dump(r) for r in closed] == [_dump(peeked)]
 
 
-@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
+# A known corpus miss may give no run at all yet (fixtures/corpus-known-misses.toml): xfail.
+@pytest.mark.parametrize("log", corpus_params(LOGS))
 def test_restore_at_every_quiescent_line_gives_the_same_runs(packs, log):
     recs = _records(log)
     expected = _full(packs, recs)

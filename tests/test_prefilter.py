@@ -20,7 +20,7 @@ from logscan.pipeline import scan_inputs
 from logscan.sources import reader
 from logscan.sources.prefilter import Gate, Prefilter, available_backends, make_prefilter, pack_keywords
 
-from .conftest import FIXTURES, ROOT, SHARED, real_logs
+from .conftest import FIXTURES, ROOT, SHARED, corpus_params, real_logs
 
 #: Every real log at hand: the bundled fixtures of each engine and, when present, the corpus.
 ALL_REAL = sorted(FIXTURES.glob("*/*.log")) + sorted((SHARED / "corpus").glob("*/*.log"))
@@ -136,8 +136,9 @@ def test_gated_keywords_count_only_on_lines_with_their_engines_prefix(backend):
     assert pf.hits(buf[: offsets[1]]) == []  # no SGLang prefix in the buffer: the gate stays shut
 
 
+# A known corpus miss may have no recognised line yet (fixtures/corpus-known-misses.toml): xfail.
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("log", ALL_REAL, ids=lambda p: p.name)
+@pytest.mark.parametrize("log", corpus_params(ALL_REAL))
 def test_every_real_log_gives_the_same_report_with_and_without_the_prefilter(log, backend):
     ref = _report(log, "off")
     assert ref["events"], "a real log without one recognised line tests nothing"

@@ -14,7 +14,7 @@ from logscan.analysis.infer import server_args_config
 from logscan.packs.loader import default_packs
 from logscan.pipeline import scan_inputs
 from logscan.sources.prefix import PrefixParser
-from tests.conftest import FIXTURES, SHARED
+from tests.conftest import FIXTURES, SHARED, corpus_params
 
 SYNTH = FIXTURES / "sglang" / "synthetic-modelopt-nvfp4-hopper.log"
 
@@ -218,11 +218,11 @@ def test_sglang_line_borrows_an_exact_rule_of_another_pack(tmp_path):
     assert "UNSUPPORTED_ON_ARCH" in {f.code for f in run.findings}
 
 
-def test_sglang_prefix_never_takes_vllm_lines():
-    for log in sorted((FIXTURES / "vllm").glob("*.log")):
-        rep = scan_inputs([str(log)])
-        assert {r.engine.name for r in rep.runs} <= {"vllm"}, log.name
-        assert not any(e.rule.startswith("sglang.") and e.rule.split(".")[1] == "topic" for e in rep.events)
+@pytest.mark.parametrize("log", corpus_params(sorted((FIXTURES / "vllm").glob("*.log"))))
+def test_sglang_prefix_never_takes_vllm_lines(log):
+    rep = scan_inputs([str(log)])
+    assert {r.engine.name for r in rep.runs} <= {"vllm", "unknown"}, log.name  # unknown: generic lines only
+    assert not any(e.rule.startswith("sglang.") and e.rule.split(".")[1] == "topic" for e in rep.events)
 
 
 # -- template coverage targets of issue 4 ------------------------------------------------------

@@ -25,6 +25,8 @@ from .archs import check_compiled, parse_cc, parse_compiled
 from .era import EraHint, infer_release
 from .ladders import LadderIndex, norm, parse_version
 from .infer import apply_server_args, infer_selections, server_args_config
+from .lexicon import classify, normalise
+from .trust import judge, unexplained
 
 _KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
 _DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
@@ -106,7 +108,8 @@ class _RunState:
     rules_seen: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     started: bool = False
-    engine_sure: bool = False  #: a line of the run named its engine (prefix or start marker)
+    engine_sure: bool = False  #: a line of the run named its engine (prefix, start marker, identity rule)
+    identified_by: Optional[str] = None  #: the first line that named the engine, in prose
 
 
 class Analyzer:
@@ -143,6 +146,9 @@ class Analyzer:
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
+        if r.kind == "identity":
+            yield from self._identify(ev, pack, run)
+            return
         engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
         if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
             run.engine = engine  # the run began on lines that named no engine: now one does
@@ -154,7 +160,9 @@ class Analyzer:
             run = self._run = _RunState(index=self._count, source=ev.source, first_line=ev.line,
                                         last_line=ev.line, engine=engine)
             self._count += 1
-        run.engine_sure = run.engine_sure or sure
+        if sure and not run.engine_sure:
+            run.engine_sure = True
+            run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
         run.last_line = max(run.last_line, ev.line)
         if r.starts_run:
             run.started = True
@@ -164,6 +172,34 @@ class Analyzer:
             run.events.append(ev)
         for key, tmpl in r.sets.items():
             self._set(run, key, fill(tmpl, ev.groups), ev)
+
+    def _identify(self, ev: Event, pack: Pack, run: Optional[_RunState]) -> Iterator[Run]:
+        """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.
+
+        It names the engine of an open run that no line named yet (a paste of traceback
+        lines), or opens a run of that engine; a run whose engine is already named keeps it
+        (SGLang imports vLLM modules, so a vLLM path in an SGLang traceback is no new run).
+        """
+        why = f"line {ev.line}: {self.rules[ev.rule][0].rule.description or ev.rule}"
+        if run is not None and run.source != ev.source:
+            yield self._close(run)
+            run = self._run = None
+        if run is None:
+            run = self._run = _RunState(index=self._count, source=ev.source, first_line=ev.line,
+                                        last_line=ev.line, engine=pack.engine)
+            self._count += 1
+        if not run.engine_sure:
+            run.engine, run.engine_sure, run.identified_by = pack.engine, True, why
+        run.last_line = max(run.last_line, ev.line)
+
+    def _why_engine(self, ev: Event, prefix_engine: Optional[str], context_engine: Optional[str], r) -> str:
+        """In prose, why an event names its run's engine (``EngineInfo.identified_by``)."""
+        if prefix_engine:
+            title = self.packs.packs[prefix_engine].meta.pack.title or prefix_engine
+            return f"line {ev.line} carries the {title} line prefix"
+        if r.starts_run:
+            return f"line {ev.line}: {r.description or r.id}"
+        return f"line {ev.line} follows a line with the {context_engine} line prefix"
 
     @staticmethod
     def _engine_of(prefix_engine: Optional[str], context_engine: Optional[str], rule_engine: str,
@@ -298,7 +334,11 @@ class Analyzer:
 
     def _engine_info(self, run: _RunState) -> EngineInfo:
         idx = self.ladders.get(run.engine)
-        info = EngineInfo(name=run.engine, platform=run.platform)
+        title = self.packs.packs[run.engine].meta.pack.title or run.engine
+        info = EngineInfo(name=run.engine if run.engine_sure else "unknown", platform=run.platform,
+                          read_with=run.engine, identified_by=run.identified_by or (
+                              "no line names the engine (no engine line prefix, start line or engine-specific "
+                              f"text such as a package path): only generic lines, read with the {title} rules"))
         if run.platform:
             info.platform_source = "logged"
             info.platform_evidence = f"line {run.platform_line}" if run.platform_line else None
@@ -487,6 +527,7 @@ class Analyzer:
 
         def add_finding(code: str, ev: Event, rule_id: Optional[str], kernel: Optional[str] = None,
                         reasons: Optional[list[str]] = None, remedy: Optional[str] = None,
+                        severity: Optional[Severity] = None, cost_class: Optional[CostClass] = None,
                         inferred: bool = False, title: Optional[str] = None,
                         basis: Optional[str] = None, family: Optional[str] = None) -> None:
             """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``);
@@ -499,19 +540,26 @@ class Analyzer:
                         f.reasons.append(rs)
                 if f.inferred and not inferred:  # a line stating it beats an inference
                     findings[key] = f.model_copy(update={"inferred": False, "inferred_from": None, "line": ev.line,
-                                                         "evidence": clip(ev.message, 2000), "rule": rule_id})
+                                                         "evidence": clip(ev.message, 2000), "rule": rule_id,
+                                                         "kernel": kernel or f.kernel,
+                                                         "cost_class": cost_class or f.cost_class})
                 return
             info = codes.code[code]
             findings[key] = Finding(
-                code=code, severity=Severity(info.severity), title=title or info.title, line=ev.line,
-                evidence=clip(ev.message, 2000), rule=rule_id, kernel=kernel, family=key[0], reasons=list(reasons or []),
+                code=code, severity=severity or Severity(info.severity), title=title or info.title, line=ev.line,
+                evidence=clip(ev.message, 2000), rule=rule_id, kernel=kernel, cost_class=cost_class, family=key[0],
+                reasons=list(reasons or []),
                 remedy=remedy, inferred=inferred, inferred_from=basis if inferred else None,
             )
 
         logged_v = parse_version(info.version) if info.version_source == "logged" else None
         between_ladders = bool(logged_v and info.ladder_version and Version(info.ladder_version) < logged_v)
+        #: (line, rule) of events that gave something; (line, rule) -> why a stated finding was not trusted
+        used: set[tuple[int, str]] = set()
+        dropped: dict[tuple[int, str], str] = {}
+        release = info.version if info.version_source == "logged" else info.ladder_version
         for ev in run.events:
-            cr, _ = self.rules[ev.rule]
+            cr, rule_pack = self.rules[ev.rule]
             r = cr.rule
             g = dict(ev.groups)
             kernel = self._kernel_of(cr, ev)
@@ -519,20 +567,26 @@ class Analyzer:
             if g.get("reason") and g["reason"].strip():
                 reasons.insert(0, g["reason"].strip())
             sel_family: Optional[str] = None  # the family of the selection this line names, if any
+            cost: Optional[CostClass] = None
             if r.family and kernel:
+                used.add((ev.line, ev.rule))
                 family = fill(r.family, g)
                 hint = fill(r.registry, g) if r.registry else None
                 known = self._machine(run)[0]  # the skipped rungs that count are the ones possible here
-                placement = (idx.place(info.ladder_version, kernel, hint, run.platform, run.config.quantization, known)
+                kname = normalise(kernel) or kernel  # an enum member or a quoted name, as the ladders hold it
+                placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known)
                              if idx else None)
                 nearer = None
                 if (placement is None and idx is not None and info.ladder_version and between_ladders):
                     # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
                     # already hold the next ladder's registry: the next shipped release is nearest
                     nearer = idx.next_release(info.ladder_version)
-                    placement = (idx.place(nearer, kernel, hint, run.platform, run.config.quantization, known)
+                    placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization, known)
                                  if nearer else None)
-                cost: Optional[CostClass] = CostClass(r.cost_class) if r.cost_class else None
+                cost = CostClass(r.cost_class) if r.cost_class else None
+                if r.shape and placement is None and classify(self.packs.lexicon, kernel, "") is None:
+                    used.discard((ev.line, ev.rule))  # a grammar shape naming no known kernel: its parts stay an event
+                    continue
                 basis = "ladder" if placement is not None and not r.cost_class else "engine_message"
                 reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
                              if r.cost_class and placement is None else None)
@@ -546,9 +600,15 @@ class Analyzer:
                         if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))
                                 and (not nc.quantization or regex.search(nc.quantization, run.config.quantization or ""))):
                             cost = CostClass(nc.cost_class)
-                            reasoning = f"cost class from the kernel name: {nc.why}"
+                            reasoning = f"classified by name ({pack.meta.pack.title or pack.engine} name table): {nc.why}"
                             basis = "kernel_name"
                             break
+                if cost is None:  # the engine-neutral lexicon, last: never silently
+                    bn = classify(self.packs.lexicon, kernel, f"{run.config.quantization or ''} {family}")
+                    if bn is not None and bn.cost_class != "unknown":
+                        cost, reasoning, basis = CostClass(bn.cost_class), bn.reasoning, "kernel_name"
+                    elif bn is not None:
+                        reasoning = bn.reasoning
                 # one rung of one registry is one selection, whichever lines name it (a "Selected X"
                 # line and the engine's own warning about X are the same choice)
                 key = ((placement.registry.name, placement.position.kernel_class) if placement
@@ -585,9 +645,18 @@ class Analyzer:
                         f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
                         f"{placement.position.registry}, vLLM {placement.position.ladder_version})"])
             if r.finding:
-                add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
-                            family=sel_family,
-                            remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
+                verdict = judge(r.finding, Severity(codes.code[r.finding].severity), cr, rule_pack, run.engine,
+                                run.engine_sure, ev, self.packs, release)
+                if not verdict.keep:
+                    dropped[(ev.line, ev.rule)] = verdict.why or "not trusted"
+                else:
+                    used.add((ev.line, ev.rule))
+                    add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons + (
+                                    [verdict.why] if verdict.why else []),
+                                remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None,
+                                severity=verdict.severity, cost_class=cost, family=sel_family)
+            elif r.sets or ev.groups:
+                used.add((ev.line, ev.rule))
 
         self._arch_check(run, pack, add_finding)
         self._expected_rungs(run, pack, sels, add_finding)
@@ -622,7 +691,8 @@ class Analyzer:
         worst = min((s.cost_class for s in selections), key=lambda c: order[c], default=None)
         return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                    engine=info, config=run.config, selections=selections, findings=fl,
-                   worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure)
+                   worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
+                   unexplained=unexplained(run.events, self.rules, used, dropped))
 
     @staticmethod
     def _start_failure(run: _RunState, pack: Pack, findings: dict) -> Optional[StartFailure]:

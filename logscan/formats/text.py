@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
 
 
+#: Lines of a run's "Not understood" section printed in the text report (``--unexplained`` lists all).
+MAX_UNEXPLAINED_SHOWN = 20
+
 #: How an engine is named in prose.
 _TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
 
@@ -35,15 +38,18 @@ def _run(run: Run) -> list[str]:
         e.version_source, "no version line, no era hint")
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
            f"  engine   {e.name} {ver} ({how})"]
+    if e.name == "unknown":
+        out.append(f"  unknown  {e.identified_by}")
+    name = e.read_with or e.name
     if e.ladder_version:
         plat = ""
         if e.platform:
             plat = f", platform {e.platform}"
             if e.platform_source == "inferred":
                 plat += f" (inferred: {e.platform_evidence})"
-        out.append(f"  ladders  {e.name} {e.ladder_version}{plat}")
+        out.append(f"  ladders  {name} {e.ladder_version}{plat}")
     elif e.version:
-        out.append(f"  ladders  none shipped for {e.name} {e.version}")
+        out.append(f"  ladders  none shipped for {name} {e.version}")
     c = run.config
     facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
                                      ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
@@ -68,12 +74,12 @@ def _run(run: Run) -> list[str]:
         for s in run.selections:
             if s.ladder and s.ladder.fell:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {s.ladder.registry} "
-                           f"({s.ladder.platform}, {_TITLE.get(e.name, e.name)} {s.ladder.ladder_version}) below "
+                           f"({s.ladder.platform}, {_TITLE.get(name, name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
-                for name in s.ladder.above[:3]:
-                    gate = s.ladder.stopped_by.get(name, "")
+                for rung_name in s.ladder.above[:3]:
+                    gate = s.ladder.stopped_by.get(rung_name, "")
                     if gate:
-                        out.append(f"      {name}: needs {gate[:200]}")
+                        out.append(f"      {rung_name}: needs {gate[:200]}")
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:
@@ -96,6 +102,14 @@ def _run(run: Run) -> list[str]:
                 out.append(f"      reason:   {clip(r, 300)}")
             if f.remedy:
                 out.append(f"      remedy:   {f.remedy}")
+    if run.unexplained:
+        out.append("")
+        out.append(f"  Not understood ({len(run.unexplained)} kernel-relevant line(s) gave no selection or finding):")
+        for u in run.unexplained[:MAX_UNEXPLAINED_SHOWN]:
+            out.append(f"  line {u.line}: {u.message[:200]}")
+            out.append(f"      why: {u.why[:300]}")
+        if len(run.unexplained) > MAX_UNEXPLAINED_SHOWN:
+            out.append(f"  ... {len(run.unexplained) - MAX_UNEXPLAINED_SHOWN} more (logscan scan --unexplained lists them all)")
     return out
 
 
@@ -160,6 +174,10 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         if lines:
             lines.append("")
         lines += _run(run)
+    if report.runs:
+        sm = report.summary
+        lines += ["", f"Summary: {sm.runs} run(s), {sm.selections} selection(s), {sm.findings} finding(s), "
+                      f"{sm.unexplained} kernel-relevant line(s) not understood"]
     if gate is not None:
         lines += ([""] if lines else []) + _gate(gate)
     return "\n".join(report_line(line) for line in lines) + "\n" if lines else ""

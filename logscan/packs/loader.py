@@ -17,8 +17,8 @@ import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import ValidationError
 
-from .model import (FindingsFile, InferFile, LadderFile, PackFile, PrefixFormat, ProcessTag, Rule,
-                    RuleFile)
+from .model import (FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat, ProcessTag,
+                    Rule, RuleFile)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -207,6 +207,8 @@ class PackSet:
     findings: FindingsFile
     #: objects derived from the packs once per process (e.g. the compiled byte prefilter)
     derived: dict = field(default_factory=dict, repr=False, compare=False)
+    #: ``patterns/lexicon.toml``: kernel-name morphology shared by every engine (empty when absent)
+    lexicon: LexiconFile = field(default_factory=LexiconFile)
 
     def rule(self, rule_id: str) -> CompiledRule:
         for pack in self.packs.values():
@@ -287,8 +289,10 @@ def _load_packset(root: Path, engines: Optional[list[str]]) -> PackSet:
         packs[pack.engine] = pack
     if not packs:
         raise PackError(root, "no pack found (expected <engine>/pack.toml)")
-    _check_patterns(root, packs)
-    return PackSet(root=root, packs=packs, findings=findings)
+    lex_path = root / "lexicon.toml"
+    lexicon = _validate(LexiconFile, _read_toml(lex_path), lex_path) if lex_path.is_file() else LexiconFile()
+    _check_patterns(root, packs, lexicon)
+    return PackSet(root=root, packs=packs, findings=findings, lexicon=lexicon)
 
 
 #: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache.
@@ -352,14 +356,15 @@ def _store_packset(key: Optional[str], packset: PackSet) -> None:
     if key is None:
         return
     try:
-        blob = pickle.dumps(PackSet(root=packset.root, packs=packset.packs, findings=packset.findings),
-                            protocol=pickle.HIGHEST_PROTOCOL)
+        import dataclasses
+
+        blob = pickle.dumps(dataclasses.replace(packset, derived={}), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # an unpicklable object in a pack: no cache, never an error
         return
     write_atomic(cache_dir() / f"packset-{key}.pickle", blob)
 
 
-def _check_patterns(root: Path, packs: dict) -> None:
+def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = None) -> None:
     """Compile every lazy rule pattern once per distinct set of pack files (raises ``PackError``).
 
     The set is keyed by every TOML file's path, size and mtime plus the logscan and ``regex``
@@ -389,6 +394,13 @@ def _check_patterns(root: Path, packs: dict) -> None:
             cr.regex.compiled()
             if cr.item_regex is not None:
                 cr.item_regex.compiled()
+    lex_path = root / "lexicon.toml"
+    for entry in (lexicon.name if lexicon is not None else []):
+        _compile(entry.pattern, lex_path, entry.id)
+        if entry.scheme:
+            _compile(entry.scheme, lex_path, entry.id)
+    if lexicon is not None and lexicon.packages is not None:
+        _compile(lexicon.packages.pattern, lex_path, "packages")
     if marker is not None:
         write_atomic(marker, b"")
 

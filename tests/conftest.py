@@ -33,3 +33,15 @@ def packs():
 def real_logs(engine: str) -> list[Path]:
     """Bundled real logs (copied from the labelled corpus, lines as they were) of an engine."""
     return sorted((FIXTURES / engine).glob("*.log"))
+
+
+def pending_fixtures() -> tuple[set[str], set[str]]:
+    """``(pending, unmet)`` log stems of ``fixtures/PENDING``.
+
+    Logs are committed labelled before logscan reads them (corpus rules); until the work that
+    meets them lands they have no pinned snapshot (pending) and, marked ``unmet``, a label test
+    that must fail (strict xfail). One stem a line, optional ``unmet``; ``#`` starts a comment.
+    """
+    path = FIXTURES / "PENDING"
+    rows = [ln.split("#")[0].split() for ln in path.read_text().splitlines()] if path.exists() else []
+    return {r[0] for r in rows if r}, {r[0] for r in rows if r[1:] == ["unmet"]}

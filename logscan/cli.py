@@ -75,12 +75,13 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
         hits += [f"{s.source}: NO_KERNEL_SEEN" for s in report.inputs if not s.error and s.source not in with_runs]
         hits += [f"run {r.index + 1}: NO_KERNEL_SEEN (lines {r.first_line}-{r.last_line})"
                  for r in report.runs if not r.selections]
+    lineage = default_packs().findings.lineage  # a parent code (UNSUPPORTED_ON_ARCH) takes its children
     for run in report.runs:
         for s in run.selections:
             if s.cost_class.value in fail_on:
                 hits.append(f"run {run.index + 1}: {s.kernel} is {s.cost_class.value} (line {s.line})")
         for f in run.findings:
-            if f.code in fail_on:
+            if fail_on.intersection(lineage(f.code)):
                 hits.append(f"run {run.index + 1}: {f.code} (line {f.line})")
     return hits
 
@@ -211,10 +212,11 @@ def schema(gated: bool) -> None:
 
 @cli.command()
 def codes() -> None:
-    """List every finding code with its severity and meaning."""
+    """List every finding code with its severity and meaning (a child code names its parent)."""
     packs = default_packs()
     for code, info in sorted(packs.findings.code.items()):
-        click.echo(f"{code:28} {info.severity:8} {info.title}")
+        parent = f" (kind of {info.parent}: a filter on it takes this code)" if info.parent else ""
+        click.echo(f"{code:28} {info.severity:8} {info.title}{parent}")
 
 
 @cli.command()

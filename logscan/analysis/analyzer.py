@@ -327,10 +327,14 @@ class Analyzer:
         c = run.config
         return getattr(c, name, None) if name in RunConfig.model_fields and name != "extra" else c.extra.get(name)
 
-    def _arch_check(self, run: _RunState, pack: Pack, add_finding) -> None:
-        """Pack ``[arch_check]``: flag a build whose compiled archs lack the device's family."""
+    def _arch_check(self, run: _RunState, pack: Pack, add_finding, present: frozenset[str] = frozenset()) -> None:
+        """Pack ``[arch_check]``: flag a build whose compiled archs lack the device's family.
+
+        Not raised when a line already states a parent of its code (``present``): the fatal
+        ``UNSUPPORTED_ON_ARCH`` line says more than the inference from the arch list.
+        """
         ac = pack.meta.arch_check
-        if ac is None:
+        if ac is None or present.intersection(self.packs.findings.lineage(ac.finding)[1:]):
             return
         device = parse_cc(self._fact(run, ac.device_fact))
         compiled = parse_compiled(self._fact(run, ac.compiled_fact) or "", ac.compiled_scale)
@@ -570,7 +574,7 @@ class Analyzer:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
                             remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
 
-        self._arch_check(run, pack, add_finding)
+        self._arch_check(run, pack, add_finding, frozenset(findings))
         self._expected_rungs(run, pack, sels, add_finding)
         selections = []
         for s in sels.values():

@@ -534,7 +534,7 @@ def explain(kernel, fmt):
 @_machine_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt):
-    """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp): what would execute SCHEME on the machine.
+    """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp, TGI, LMDeploy, MLC-LLM): what would execute SCHEME on the machine.
 
     \b
     Examples:

@@ -525,7 +525,7 @@ class Analyzer:
                 reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
                              if r.cost_class and placement is None else None)
                 if placement is not None and nearer:
-                    reasoning = (f"placed on the next shipped ladder, vLLM {nearer}: the {info.ladder_version} "
+                    reasoning = (f"placed on the next shipped ladder, {pack.meta.pack.title or pack.engine} {nearer}: the {info.ladder_version} "
                                  f"registries do not hold {kernel}")
                 if cost is None and placement is not None:
                     cost = placement.cost_class
@@ -562,14 +562,15 @@ class Analyzer:
                     code = codes.cost_class_finding[cost.value]
                     add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis,
                                 title=f"{codes.code[code].title}: {kernel} ({family})",
-                                reasons=self._why_cost(placement, lk, cost, reasoning))
+                                reasons=self._why_cost(placement, lk, cost, reasoning,
+                                                           pack.meta.pack.title or pack.engine))
                 if (lk is not None and lk.activation_scaling == "per-tensor"
                         and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
                     add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder", reasons=[
                         f"quantization={run.config.quantization} asks for dynamic per-token FP8 activation "
                         f"scales where the GPU allows it; {placement.position.kernel_class} applies one scale "
                         f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
-                        f"{placement.position.registry}, vLLM {placement.position.ladder_version})"])
+                        f"{placement.position.registry}, {pack.meta.pack.title or pack.engine} {placement.position.ladder_version})"])
             if r.finding:
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
                             remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
@@ -601,6 +602,7 @@ class Analyzer:
         self._rank_divergence(sels, add_finding)
         attention = self._attention(run)
         kv = self._kv_cache(run, add_finding, pack.meta.pack.kv_dtype_aliases)
+        self._quantization_source(run, pack)
         order = {c: i for i, c in enumerate(COST_ORDER)}
         sev = {"error": 0, "warning": 1, "info": 2}
         fl = sorted(findings.values(), key=lambda f: (sev[f.severity.value], f.line, f.code))
@@ -608,6 +610,15 @@ class Analyzer:
         return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                    engine=info, config=run.config, selections=selections, findings=fl,
                    worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure)
+
+    @staticmethod
+    def _quantization_source(run: _RunState, pack: Pack) -> None:
+        """Pack ``quantization_unlogged``: say (``config.extra["quantization_source"]``) that the
+        engine never logs its effective quantization, unless a line logged it (``logged ...``)."""
+        note = pack.meta.pack.quantization_unlogged
+        src = run.config.extra.get("quantization_source", "")
+        if note and not src.startswith("logged"):
+            run.config.extra["quantization_source"] = (f"{src}; " if src else "not logged; ") + note
 
     @staticmethod
     def _start_failure(run: _RunState, pack: Pack, findings: dict[str, Finding]) -> Optional[StartFailure]:
@@ -636,13 +647,15 @@ class Analyzer:
         return sf
 
     @staticmethod
-    def _why_cost(placement, lk, cost: CostClass, reasoning: Optional[str]) -> list[str]:
-        """The reasoning behind an inferred cost-class finding: the rung and the env that decides it."""
+    def _why_cost(placement, lk, cost: CostClass, reasoning: Optional[str], title: str = "vLLM") -> list[str]:
+        """The reasoning behind an inferred cost-class finding: the rung and the env that decides it.
+
+        ``title``: how the report names the engine whose ladder holds the rung."""
         if placement is None:
             return [reasoning] if reasoning else []
         p = placement.position
         out = [f"inferred: {p.kernel_class} is rung {p.rung}/{p.rungs} of {p.registry} ({p.platform}, "
-               f"vLLM {p.ladder_version}), whose cost class for this scheme is {cost.value}"]
+               f"{title} {p.ladder_version}), whose cost class for this scheme is {cost.value}"]
         cls = p.kernel_class.lower()
         for name, default in sorted((lk.env if lk is not None else {}).items()):
             # only a variable named after this kernel (VLLM_MXFP8_EMULATION_... for EmulationMxfp8...)

@@ -40,6 +40,9 @@ def _run(run: Run) -> list[str]:
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
+    qsrc = c.extra.get("quantization_source")
+    if qsrc:  # an engine that never logs its effective quantization (pack quantization_unlogged)
+        out.append(f"  quant    {qsrc[:400]}")
     sf = run.start_failure
     if sf is not None:
         out.append(f"  start FAILED at line {sf.line}: {sf.evidence[:300]}")

@@ -132,6 +132,10 @@ class PackMeta(_Strict):
     #: packs' rules (not their ``prefixed_only`` ones): for engines that share messages with
     #: another (SGLang reuses vLLM's Marlin/Triton utilities); the event stays this engine's
     borrow_rules: bool = False
+    #: the engine does not log the quantization it applies (TGI takes config.json's quant_method
+    #: silently): reports state this in ``config.extra["quantization_source"]``, with what a line
+    #: let logscan infer, unless a rule set a source starting with ``logged``
+    quantization_unlogged: str = ""
 
 
 class NameCost(_Strict):

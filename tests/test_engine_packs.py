@@ -145,3 +145,22 @@ def test_llamacpp_cmake_build_log_is_llamacpp_not_sglang(tmp_path):
     runs = _scan_text(tmp_path, text).runs
     assert {r.engine.name for r in runs} == {"llamacpp"}
     assert [f.code for r in runs for f in r.findings] == ["UNSUPPORTED_ON_ARCH"]
+
+
+def test_tgi_pretty_args_dump_gives_the_cli_quantize(tmp_path):
+    # TGI 2.x-3.x: tracing::info!("{:#?}", args), one field a line (tgi.md section 1)
+    text = ('2024-06-17T13:11:09.543717Z  INFO text_generation_launcher: Args {\n'
+            '    model_id: "TheBloke/Llama-2-7B-GPTQ",\n'
+            '    revision: None,\n'
+            '    quantize: Some(\n'
+            '        Gptq,\n'
+            '    ),\n'
+            '    dtype: Some(\n'
+            '        BFloat16,\n'
+            '    ),\n'
+            '}\n'
+            '2024-06-17T13:11:20.100000Z  INFO text_generation_launcher: Using GPTQ-Marlin kernels\n')
+    run = _scan_text(tmp_path, text).runs[0]
+    assert run.engine.name == "tgi" and run.config.model == "TheBloke/Llama-2-7B-GPTQ"
+    assert run.config.quantization == "Gptq" and run.config.extra["quantization_source"].startswith("logged")
+    assert [s.kernel for s in run.selections] == ["GPTQMarlinWeightsLoader"]

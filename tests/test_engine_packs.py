@@ -164,3 +164,13 @@ def test_tgi_pretty_args_dump_gives_the_cli_quantize(tmp_path):
     assert run.engine.name == "tgi" and run.config.model == "TheBloke/Llama-2-7B-GPTQ"
     assert run.config.quantization == "Gptq" and run.config.extra["quantization_source"].startswith("logged")
     assert [s.kernel for s in run.selections] == ["GPTQMarlinWeightsLoader"]
+
+
+def test_tgi_walks_its_fp8_ladder_for_a_given_gpu(tmp_path):
+    # TGI never logs the GPU; with --gpu and the shard's auto-selected method, the FP8 rung is
+    # inferred: CC 8.x (8.9 included) -> Marlin FP8, W8A16 (layers/fp8.py get_fp8_linear)
+    p = tmp_path / "t.log"
+    p.write_text("2024-09-01T10:00:00.000000Z  INFO text_generation_launcher: Auto selecting quantization method fp8\n")
+    (sel,) = scan_inputs([str(p)], gpu="L40S").runs[0].selections
+    assert (sel.kernel, sel.cost_class.value, sel.observed) == ("GPTQMarlinFP8Linear", "weight_only", False)
+    assert scan_inputs([str(p)], gpu="H100").runs[0].selections == []  # CUTLASS FP8 unknown above torch: no guess

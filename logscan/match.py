@@ -142,7 +142,11 @@ class Matcher:
             # own exact rules; borrowed rules that state something (a selection, a
             # finding); own broad (prefixed_only) rules; borrowed event-only rules
             r = cr.rule
-            if eng == (owner or self._context):
+            if r.kind == "identity":
+                if owner is not None:
+                    continue  # a line's own prefix already names its engine
+                tier = -1  # engine evidence: tried first, and never takes the line
+            elif eng == (owner or self._context):
                 tier = 2 if r.prefixed_only else 0
             else:
                 tier = 1 if (r.family or r.finding or r.cost_class) else 3
@@ -227,6 +231,9 @@ class Matcher:
             )
             if len(self._hints) < 4096:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)
+            if r.kind == "identity":
+                yield ev  # evidence of the engine (a traceback path, a banner): other rules still read the line
+                continue
             if r.continuation is not None:
                 if self._pending is not None:
                     yield self._pending.event

@@ -165,7 +165,14 @@ class StartFailure(BaseModel):
 class EngineInfo(BaseModel):
     """What the log says of the engine: name, release, and how the release was known."""
 
+    #: the engine the log's own lines name, or ``unknown`` when only generic lines (Python
+    #: tracebacks, cmake output) are present: never another engine's name by default
     name: str
+    #: why ``name``: the first line naming the engine (a line prefix, a start line, an
+    #: ``identity`` rule such as a ``site-packages/vllm/`` path), or why none did
+    identified_by: Optional[str] = None
+    #: the pack whose rules and ladders read the run (equal to ``name`` unless ``unknown``)
+    read_with: Optional[str] = None
     version: Optional[str] = None
     version_source: str = "unknown"  #: ``logged`` (with line) or ``inferred`` (with reason) or ``unknown``
     version_evidence: Optional[str] = None

@@ -28,6 +28,8 @@ def test_examples_match_their_rule(cr):
         else:
             rec = Record(source="t", line=1, message=example)
         events = list(m.feed(rec)) + list(m.flush())
+        if cr.rule.kind != "identity":  # identity rules never take a line: the reading rule follows
+            events = [e for e in events if e.kind != "identity"]
         assert events, f"{cr.rule.id}: no rule recognised example {example!r}"
         assert events[0].rule == cr.rule.id, (
             f"{cr.rule.id}: example {example!r} was taken by {events[0].rule} (rule order shadows it)")

@@ -104,7 +104,8 @@ class _RunState:
     rules_seen: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     started: bool = False
-    engine_sure: bool = False  #: a line of the run named its engine (prefix or start marker)
+    engine_sure: bool = False  #: a line of the run named its engine (prefix, start marker, identity rule)
+    identified_by: Optional[str] = None  #: the first line that named the engine, in prose
 
 
 class Analyzer:
@@ -141,6 +142,9 @@ class Analyzer:
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
+        if r.kind == "identity":
+            yield from self._identify(ev, pack, run)
+            return
         engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
         if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
             run.engine = engine  # the run began on lines that named no engine: now one does
@@ -152,7 +156,9 @@ class Analyzer:
             run = self._run = _RunState(index=self._count, source=ev.source, first_line=ev.line,
                                         last_line=ev.line, engine=engine)
             self._count += 1
-        run.engine_sure = run.engine_sure or sure
+        if sure and not run.engine_sure:
+            run.engine_sure = True
+            run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
         run.last_line = max(run.last_line, ev.line)
         if r.starts_run:
             run.started = True
@@ -162,6 +168,34 @@ class Analyzer:
             run.events.append(ev)
         for key, tmpl in r.sets.items():
             self._set(run, key, fill(tmpl, ev.groups), ev)
+
+    def _identify(self, ev: Event, pack: Pack, run: Optional[_RunState]) -> Iterator[Run]:
+        """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.
+
+        It names the engine of an open run that no line named yet (a paste of traceback
+        lines), or opens a run of that engine; a run whose engine is already named keeps it
+        (SGLang imports vLLM modules, so a vLLM path in an SGLang traceback is no new run).
+        """
+        why = f"line {ev.line}: {self.rules[ev.rule][0].rule.description or ev.rule}"
+        if run is not None and run.source != ev.source:
+            yield self._close(run)
+            run = self._run = None
+        if run is None:
+            run = self._run = _RunState(index=self._count, source=ev.source, first_line=ev.line,
+                                        last_line=ev.line, engine=pack.engine)
+            self._count += 1
+        if not run.engine_sure:
+            run.engine, run.engine_sure, run.identified_by = pack.engine, True, why
+        run.last_line = max(run.last_line, ev.line)
+
+    def _why_engine(self, ev: Event, prefix_engine: Optional[str], context_engine: Optional[str], r) -> str:
+        """In prose, why an event names its run's engine (``EngineInfo.identified_by``)."""
+        if prefix_engine:
+            title = self.packs.packs[prefix_engine].meta.pack.title or prefix_engine
+            return f"line {ev.line} carries the {title} line prefix"
+        if r.starts_run:
+            return f"line {ev.line}: {r.description or r.id}"
+        return f"line {ev.line} follows a line with the {context_engine} line prefix"
 
     @staticmethod
     def _engine_of(prefix_engine: Optional[str], context_engine: Optional[str], rule_engine: str,
@@ -296,7 +330,11 @@ class Analyzer:
 
     def _engine_info(self, run: _RunState) -> EngineInfo:
         idx = self.ladders.get(run.engine)
-        info = EngineInfo(name=run.engine, platform=run.platform)
+        title = self.packs.packs[run.engine].meta.pack.title or run.engine
+        info = EngineInfo(name=run.engine if run.engine_sure else "unknown", platform=run.platform,
+                          read_with=run.engine, identified_by=run.identified_by or (
+                              "no line names the engine (no engine line prefix, start line or engine-specific "
+                              f"text such as a package path): only generic lines, read with the {title} rules"))
         if run.platform:
             info.platform_source = "logged"
             info.platform_evidence = f"line {run.platform_line}" if run.platform_line else None

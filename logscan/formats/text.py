@@ -25,15 +25,18 @@ def _run(run: Run) -> list[str]:
         e.version_source, "no version line, no era hint")
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
            f"  engine   {e.name} {ver} ({how})"]
+    if e.name == "unknown":
+        out.append(f"  unknown  {e.identified_by}")
+    name = e.read_with or e.name
     if e.ladder_version:
         plat = ""
         if e.platform:
             plat = f", platform {e.platform}"
             if e.platform_source == "inferred":
                 plat += f" (inferred: {e.platform_evidence})"
-        out.append(f"  ladders  {e.name} {e.ladder_version}{plat}")
+        out.append(f"  ladders  {name} {e.ladder_version}{plat}")
     elif e.version:
-        out.append(f"  ladders  none shipped for {e.name} {e.version}")
+        out.append(f"  ladders  none shipped for {name} {e.version}")
     c = run.config
     facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
                                      ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
@@ -59,7 +62,7 @@ def _run(run: Run) -> list[str]:
         for s in run.selections:
             if s.ladder and s.ladder.fell:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} rung(s) on {s.ladder.registry} "
-                           f"({s.ladder.platform}, {_TITLE.get(e.name, e.name)} {s.ladder.ladder_version}) below "
+                           f"({s.ladder.platform}, {_TITLE.get(name, name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
     else:
         out.append("  no quantized kernel selection in this run")

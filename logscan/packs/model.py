@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 RuleKind = Literal[
     "linear_kernel", "moe_kernel", "fallback_warning", "kernel_not_found", "backend_override",
     "quant_method", "kv_cache", "attention_backend", "config", "version", "platform",
-    "failure", "optional_package", "gpu", "run_start", "start_failure",
+    "failure", "optional_package", "gpu", "run_start", "start_failure", "identity",
 ]
 
 

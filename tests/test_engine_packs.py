@@ -174,3 +174,20 @@ def test_tgi_walks_its_fp8_ladder_for_a_given_gpu(tmp_path):
     (sel,) = scan_inputs([str(p)], gpu="L40S").runs[0].selections
     assert (sel.kernel, sel.cost_class.value, sel.observed) == ("GPTQMarlinFP8Linear", "weight_only", False)
     assert scan_inputs([str(p)], gpu="H100").runs[0].selections == []  # CUTLASS FP8 unknown above torch: no guess
+
+
+@pytest.mark.parametrize("text,engine", [
+    # an MLC-LLM compile traceback: no logger prefix at all, only its package path names it
+    ('Traceback (most recent call last):\n'
+     '  File "/home/user/mlc-llm/python/mlc_llm/interface/compile.py", line 121, in _compile\n'
+     '    args.model.quantize[args.quantization.kind](model, quant_config)\n'
+     'tvm.error.InternalError: Check failed: (MatchDType(value->dtype)) is false:\n', "mlc-llm"),
+    ('Traceback (most recent call last):\n'
+     '  File "/usr/local/lib/python3.10/dist-packages/lmdeploy/turbomind/turbomind.py", line 120, in __init__\n'
+     'RuntimeError: [TM][FATAL] CUDA error: no kernel image is available for execution on the device\n', "lmdeploy"),
+    ('  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/layers/fp8.py", line 99, in get_fp8_linear\n'
+     'RuntimeError: Using quantized Marlin models requires a GPU with CUDA capability 8.0 or later.\n', "tgi"),
+])
+def test_engine_from_a_bare_traceback(tmp_path, text, engine):
+    runs = _scan_text(tmp_path, text).runs
+    assert runs and {r.engine.name for r in runs} == {engine}

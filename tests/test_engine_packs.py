@@ -191,3 +191,11 @@ def test_tgi_walks_its_fp8_ladder_for_a_given_gpu(tmp_path):
 def test_engine_from_a_bare_traceback(tmp_path, text, engine):
     runs = _scan_text(tmp_path, text).runs
     assert runs and {r.engine.name for r in runs} == {engine}
+
+
+def test_lmdeploy_borrows_the_generic_triton_ptxas_reading(tmp_path):
+    # PyTorch engine on an RTX 5090 with a Triton whose ptxas predates sm_120 (lmdeploy#3410 shape)
+    text = ("2025-04-09 10:00:00,000 - lmdeploy - ERROR - base.py:53 - RuntimeError: Internal Triton PTX codegen "
+            "error: ptxas fatal : Value 'sm_120' is not defined for option 'gpu-name'\n")
+    run = _scan_text(tmp_path, text).runs[0]
+    assert run.engine.name == "lmdeploy" and [f.code for f in run.findings] == ["UNSUPPORTED_ON_ARCH"]

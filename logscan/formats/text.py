@@ -10,7 +10,12 @@ if TYPE_CHECKING:
 
 
 #: How an engine is named in prose.
-_TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
+def _title(engine: str) -> str:
+    """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
+    from ..packs.loader import default_packs
+
+    pack = default_packs().packs.get(engine)
+    return (pack.meta.pack.title if pack is not None else "") or engine
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -62,7 +67,7 @@ def _run(run: Run) -> list[str]:
         for s in run.selections:
             if s.ladder and s.ladder.fell:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} rung(s) on {s.ladder.registry} "
-                           f"({s.ladder.platform}, {_TITLE.get(name, name)} {s.ladder.ladder_version}) below "
+                           f"({s.ladder.platform}, {_title(name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
     else:
         out.append("  no quantized kernel selection in this run")

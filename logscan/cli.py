@@ -101,8 +101,11 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
                    "selections below the rung it should reach as UNEXPECTED_FALLBACK.")
 @click.option("--cuda", default=None, metavar="VERSION",
               help="torch.version.cuda of the engine (e.g. 12.6): SGLang's arch predicates are CUDA-version gates.")
+@click.option("--unexplained", "only_unexplained", is_flag=True,
+              help="Print only the kernel-relevant lines that gave no selection or finding, one per line "
+                   "(SOURCE:LINE<TAB>message): input for writing rules.")
 def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | None,
-         gpu: str | None, cuda: str | None) -> None:
+         gpu: str | None, cuda: str | None, only_unexplained: bool = False) -> None:
     """Scan log files (or - for stdin; .gz read transparently) and report kernels and findings.
 
     \b
@@ -128,7 +131,12 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
                                      f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
     _check_version(cuda, "--cuda", "12.8")
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
-    click.echo(FORMATS[fmt](report), nl=False)
+    if only_unexplained:
+        for run in report.runs:
+            for u in run.unexplained:
+                click.echo(f"{run.source}:{u.line}\t{u.message}")
+    else:
+        click.echo(FORMATS[fmt](report), nl=False)
     errors = [s for s in report.inputs if s.error]
     for s in report.inputs:
         if s.error:

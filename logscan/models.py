@@ -130,6 +130,8 @@ class Finding(BaseModel):
     evidence: str
     rule: Optional[str] = None
     kernel: Optional[str] = None
+    #: the cost class of ``kernel`` when the finding's line also selects it (the selection's class)
+    cost_class: Optional[CostClass] = None
     reasons: list[str] = Field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
     remedy: Optional[str] = None
     inferred: bool = False  #: True when no line states it and it follows from the ladder
@@ -256,6 +258,21 @@ class RunConfig(BaseModel):
     server_args: Optional[ServerArgs] = None  #: the engine's argument dump, when it logs one
 
 
+class Unexplained(BaseModel):
+    """A kernel-relevant line logscan noticed but could not turn into a selection or a finding.
+
+    ``why`` says what was missing: a topic rule saw what the line speaks of (a backend, MoE,
+    a fallback) but no rule states its choice; or a finding it states was not trusted (a
+    rule of another engine, a package unrelated to kernels). Input for writing rules.
+    """
+
+    line: int
+    rule: str
+    kind: str
+    message: str
+    why: str
+
+
 class Run(BaseModel):
     """One engine start found in the input (a restart or a second server is another run)."""
 
@@ -271,6 +288,8 @@ class Run(BaseModel):
     attention: list[AttentionChoice] = Field(default_factory=list)  #: attention backends chosen
     kv_cache: Optional[KvCache] = None  #: KV-cache dtype asked for and in effect, when the log says
     start_failure: Optional[StartFailure] = None  #: a line says the engine did not start
+    #: kernel-relevant lines noticed but not understood (no selection, no finding), in line order
+    unexplained: list[Unexplained] = Field(default_factory=list)
 
 
 class InputStats(BaseModel):
@@ -285,6 +304,15 @@ class InputStats(BaseModel):
     error: Optional[str] = None
 
 
+class Summary(BaseModel):
+    """Counts over every run of a report (``Report.summary``)."""
+
+    runs: int = 0
+    selections: int = 0
+    findings: int = 0
+    unexplained: int = 0  #: kernel-relevant lines noticed but not understood (``Run.unexplained``)
+
+
 class Report(BaseModel):
     """The whole answer for a set of inputs: runs, the recognised events, reader stats."""
 
@@ -292,3 +320,11 @@ class Report(BaseModel):
     runs: list[Run] = Field(default_factory=list)
     events: list[Event] = Field(default_factory=list)
     inputs: list[InputStats] = Field(default_factory=list)
+    summary: Summary = Field(default_factory=Summary)
+
+    def summarise(self) -> "Report":
+        """Fill ``summary`` from the runs (call once the runs are final); returns self."""
+        self.summary = Summary(runs=len(self.runs), selections=sum(len(r.selections) for r in self.runs),
+                               findings=sum(len(r.findings) for r in self.runs),
+                               unexplained=sum(len(r.unexplained) for r in self.runs))
+        return self

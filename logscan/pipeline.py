@@ -205,7 +205,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
                 fh.close()
     for i, run in enumerate(report.runs):
         run.index = i
-    return report
+    return report.summarise()
 
 
 def _collect(items: list, report: Report, index: int) -> None:

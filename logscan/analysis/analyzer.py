@@ -23,6 +23,8 @@ from .archs import check_compiled, parse_cc, parse_compiled
 from .era import EraHint, infer_release
 from .ladders import LadderIndex, norm, parse_version
 from .infer import apply_server_args, infer_selections, server_args_config
+from .lexicon import classify, normalise
+from .trust import judge, unexplained
 
 _KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
 _DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
@@ -516,6 +518,7 @@ class Analyzer:
 
         def add_finding(code: str, ev: Event, rule_id: Optional[str], kernel: Optional[str] = None,
                         reasons: Optional[list[str]] = None, remedy: Optional[str] = None,
+                        severity: Optional[Severity] = None, cost_class: Optional[CostClass] = None,
                         inferred: bool = False, title: Optional[str] = None,
                         basis: Optional[str] = None) -> None:
             """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``)."""
@@ -527,38 +530,51 @@ class Analyzer:
                         f.reasons.append(rs)
                 if f.inferred and not inferred:  # a line stating it beats an inference
                     findings[key] = f.model_copy(update={"inferred": False, "inferred_from": None, "line": ev.line,
-                                                         "evidence": ev.message[:2000], "rule": rule_id})
+                                                         "evidence": ev.message[:2000], "rule": rule_id,
+                                                         "kernel": kernel or f.kernel,
+                                                         "cost_class": cost_class or f.cost_class})
                 return
             info = codes.code[code]
             findings[key] = Finding(
-                code=code, severity=Severity(info.severity), title=title or info.title, line=ev.line,
-                evidence=ev.message[:2000], rule=rule_id, kernel=kernel, reasons=list(reasons or []),
+                code=code, severity=severity or Severity(info.severity), title=title or info.title, line=ev.line,
+                evidence=ev.message[:2000], rule=rule_id, kernel=kernel, cost_class=cost_class,
+                reasons=list(reasons or []),
                 remedy=remedy, inferred=inferred, inferred_from=basis if inferred else None,
             )
 
         logged_v = parse_version(info.version) if info.version_source == "logged" else None
         between_ladders = bool(logged_v and info.ladder_version and Version(info.ladder_version) < logged_v)
+        #: (line, rule) of events that gave something; (line, rule) -> why a stated finding was not trusted
+        used: set[tuple[int, str]] = set()
+        dropped: dict[tuple[int, str], str] = {}
+        release = info.version if info.version_source == "logged" else info.ladder_version
         for ev in run.events:
-            cr, _ = self.rules[ev.rule]
+            cr, rule_pack = self.rules[ev.rule]
             r = cr.rule
             g = dict(ev.groups)
             kernel = self._kernel_of(cr, ev)
             reasons = list(ev.items)
             if g.get("reason") and g["reason"].strip():
                 reasons.insert(0, g["reason"].strip())
+            cost: Optional[CostClass] = None
             if r.family and kernel:
+                used.add((ev.line, ev.rule))
                 family = fill(r.family, g)
                 hint = fill(r.registry, g) if r.registry else None
-                placement = (idx.place(info.ladder_version, kernel, hint, run.platform, run.config.quantization)
+                kname = normalise(kernel) or kernel  # an enum member or a quoted name, as the ladders hold it
+                placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization)
                              if idx else None)
                 nearer = None
                 if (placement is None and idx is not None and info.ladder_version and between_ladders):
                     # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
                     # already hold the next ladder's registry: the next shipped release is nearest
                     nearer = idx.next_release(info.ladder_version)
-                    placement = (idx.place(nearer, kernel, hint, run.platform, run.config.quantization)
+                    placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization)
                                  if nearer else None)
-                cost: Optional[CostClass] = CostClass(r.cost_class) if r.cost_class else None
+                cost = CostClass(r.cost_class) if r.cost_class else None
+                if r.shape and placement is None and classify(self.packs.lexicon, kernel, "") is None:
+                    used.discard((ev.line, ev.rule))  # a grammar shape naming no known kernel: its parts stay an event
+                    continue
                 basis = "ladder" if placement is not None and not r.cost_class else "engine_message"
                 reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
                              if r.cost_class and placement is None else None)
@@ -572,9 +588,15 @@ class Analyzer:
                         if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))
                                 and (not nc.quantization or regex.search(nc.quantization, run.config.quantization or ""))):
                             cost = CostClass(nc.cost_class)
-                            reasoning = f"cost class from the kernel name: {nc.why}"
+                            reasoning = f"classified by name ({pack.meta.pack.title or pack.engine} name table): {nc.why}"
                             basis = "kernel_name"
                             break
+                if cost is None:  # the engine-neutral lexicon, last: never silently
+                    bn = classify(self.packs.lexicon, kernel, f"{run.config.quantization or ''} {family}")
+                    if bn is not None and bn.cost_class != "unknown":
+                        cost, reasoning, basis = CostClass(bn.cost_class), bn.reasoning, "kernel_name"
+                    elif bn is not None:
+                        reasoning = bn.reasoning
                 # one rung of one registry is one selection, whichever lines name it (a "Selected X"
                 # line and the engine's own warning about X are the same choice)
                 key = ((placement.registry.name, placement.position.kernel_class) if placement
@@ -610,8 +632,18 @@ class Analyzer:
                         f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
                         f"{placement.position.registry}, {pack.meta.pack.title or pack.engine} {placement.position.ladder_version})"])
             if r.finding:
-                add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons,
-                            remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None)
+                verdict = judge(r.finding, Severity(codes.code[r.finding].severity), cr, rule_pack, run.engine,
+                                run.engine_sure, ev, self.packs, release)
+                if not verdict.keep:
+                    dropped[(ev.line, ev.rule)] = verdict.why or "not trusted"
+                else:
+                    used.add((ev.line, ev.rule))
+                    add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons + (
+                                    [verdict.why] if verdict.why else []),
+                                remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None,
+                                severity=verdict.severity, cost_class=cost)
+            elif r.sets or ev.groups:
+                used.add((ev.line, ev.rule))
 
         self._arch_check(run, pack, add_finding, frozenset(findings))
         self._expected_rungs(run, pack, sels, add_finding)
@@ -647,7 +679,8 @@ class Analyzer:
         worst = min((s.cost_class for s in selections), key=lambda c: order[c], default=None)
         return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                    engine=info, config=run.config, selections=selections, findings=fl,
-                   worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure)
+                   worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
+                   unexplained=unexplained(run.events, self.rules, used, dropped))
 
     @staticmethod
     def _quantization_source(run: _RunState, pack: Pack) -> None:

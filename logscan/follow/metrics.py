@@ -63,6 +63,9 @@ class FollowMetrics:
                               "dequantize-at-load kernel, else 0", pod, registry=r)
         self.findings = Counter("logscan_findings", "Findings reported, by code and severity",
                                 pod + ("code", "severity"), registry=r)
+        self.unexplained = Gauge("logscan_unexplained_lines",
+                                 "Kernel-relevant lines of the latest engine run that gave no selection or finding",
+                                 pod, registry=r)
         self.lines = Counter("logscan_read_lines", "Log lines read", pod, registry=r)
         self.bytes = Counter("logscan_read_bytes", "Log bytes read", pod, registry=r)
         self.rotations = Counter("logscan_rotations", "Log rotations followed, by kind (rename, copytruncate)",
@@ -126,6 +129,7 @@ class FollowMetrics:
         for other in [s for s, (p, _) in self._gen.items() if p == pod and s != stream and not self._current(s)]:
             self._withdraw(other)
             self._deg.pop(other, None)
+        self.child(self.unexplained, pod).set(len(run.unexplained))
         new = set()
         for s in run.selections:
             kernel = s.ladder.kernel_class if s.ladder else s.kernel

@@ -9,6 +9,9 @@ if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
 
 
+#: Lines of a run's "Not understood" section printed in the text report (``--unexplained`` lists all).
+MAX_UNEXPLAINED_SHOWN = 20
+
 #: How an engine is named in prose.
 def _title(engine: str) -> str:
     """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
@@ -91,6 +94,14 @@ def _run(run: Run) -> list[str]:
                 out.append(f"      reason:   {r[:300]}")
             if f.remedy:
                 out.append(f"      remedy:   {f.remedy}")
+    if run.unexplained:
+        out.append("")
+        out.append(f"  Not understood ({len(run.unexplained)} kernel-relevant line(s) gave no selection or finding):")
+        for u in run.unexplained[:MAX_UNEXPLAINED_SHOWN]:
+            out.append(f"  line {u.line}: {u.message[:200]}")
+            out.append(f"      why: {u.why[:300]}")
+        if len(run.unexplained) > MAX_UNEXPLAINED_SHOWN:
+            out.append(f"  ... {len(run.unexplained) - MAX_UNEXPLAINED_SHOWN} more (logscan scan --unexplained lists them all)")
     return out
 
 
@@ -126,6 +137,10 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         if lines:
             lines.append("")
         lines += _run(run)
+    if report.runs:
+        sm = report.summary
+        lines += ["", f"Summary: {sm.runs} run(s), {sm.selections} selection(s), {sm.findings} finding(s), "
+                      f"{sm.unexplained} kernel-relevant line(s) not understood"]
     if gate is not None:
         lines += [""] + _gate(gate)
     return "\n".join(lines) + "\n"

@@ -17,8 +17,8 @@ import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import ValidationError
 
-from .model import (FindingsFile, InferFile, LadderFile, PackFile, PrefixFormat, ProcessTag, Rule,
-                    RuleFile)
+from .model import (FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat, ProcessTag,
+                    Rule, RuleFile)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -207,6 +207,8 @@ class PackSet:
     findings: FindingsFile
     #: objects derived from the packs once per process (e.g. the compiled byte prefilter)
     derived: dict = field(default_factory=dict, repr=False, compare=False)
+    #: ``patterns/lexicon.toml``: kernel-name morphology shared by every engine (empty when absent)
+    lexicon: LexiconFile = field(default_factory=LexiconFile)
 
     def rule(self, rule_id: str) -> CompiledRule:
         for pack in self.packs.values():
@@ -278,7 +280,15 @@ def load_packs(root: Optional[Path] = None, engines: Optional[list[str]] = None)
     if not packs:
         raise PackError(root, "no pack found (expected <engine>/pack.toml)")
     _check_patterns(root, packs)
-    return PackSet(root=root, packs=packs, findings=findings)
+    lex_path = root / "lexicon.toml"
+    lexicon = _validate(LexiconFile, _read_toml(lex_path), lex_path) if lex_path.is_file() else LexiconFile()
+    for entry in lexicon.name:
+        _compile(entry.pattern, lex_path, entry.id)
+        if entry.scheme:
+            _compile(entry.scheme, lex_path, entry.id)
+    if lexicon.packages is not None:
+        _compile(lexicon.packages.pattern, lex_path, "packages")
+    return PackSet(root=root, packs=packs, findings=findings, lexicon=lexicon)
 
 
 def _check_patterns(root: Path, packs: dict) -> None:

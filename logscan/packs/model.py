@@ -59,12 +59,21 @@ class Rule(_Strict):
     sets: dict[str, str] = Field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
     continuation: Optional[Continuation] = None
+    #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
+    #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).
+    #: A shape's ``family`` gives a selection only for a name a ladder or the kernel lexicon
+    #: knows; otherwise the event keeps the parts it captured (docs/grammar.md)
+    shape: Optional[Literal["select", "enabled", "fallback", "override", "unsupported", "missing",
+                            "deprecated", "set"]] = None
     ignore_case: bool = False
     #: match the keywords case-sensitively (a case-sensitive pattern whose lower-case keyword
     #: is common prose: ``Selected `` vs "the selected item"); default ASCII case-insensitive
     case_sensitive_keywords: bool = False
     #: fire only on lines whose prefix is one of this pack's line formats (broad, generic rules)
     prefixed_only: bool = False
+    #: the message is printed by a tool every engine runs (Triton, ptxas, the CUDA runtime), not
+    #: by this pack's engine: its finding may be raised on any engine's run (analysis/trust.py)
+    generic: bool = False
     examples: list[str] = Field(min_length=1)
     counter_examples: list[str] = Field(default_factory=list)
     #: whole lines as the engine prints them (an era's prefix, ANSI colour codes, a multi-line
@@ -150,6 +159,16 @@ class NameCost(_Strict):
     family: str = ""
     #: regex over the run's quantization (``RunConfig.quantization``); empty = any
     quantization: str = ""
+    why: str = ""
+
+
+class FasterMethod(_Strict):
+    """A quantization method the engine can replace by a faster one (``SLOW_QUANT_METHOD`` on a
+    line that names no faster method needs an entry), e.g. vLLM ``gptq`` -> ``gptq_marlin``."""
+
+    method: str
+    faster: str
+    since: str = ""  #: the first release that has ``faster``; empty = every release of the pack
     why: str = ""
 
 
@@ -261,6 +280,7 @@ class PackFile(_Strict):
     arch_check: Optional[ArchCheck] = None
     walk: list[WalkInfer] = Field(default_factory=list)
     name_cost: list[NameCost] = Field(default_factory=list)
+    faster_method: list[FasterMethod] = Field(default_factory=list)
     platform_hint: list[PlatformHint] = Field(default_factory=list)
     wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
     process: list[ProcessTag] = Field(default_factory=list)
@@ -544,3 +564,32 @@ class MatrixFile(_Strict):
 
     engines: list[str]
     ladders: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class LexiconName(_Strict):
+    """One morphology rule of the kernel lexicon (``patterns/lexicon.toml``): a name shape and
+    the cost class it implies, optionally only for some schemes (regex over the run's
+    quantization and the selection's layer family)."""
+
+    id: str
+    pattern: str
+    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    scheme: str = ""
+    why: str = Field(min_length=10)
+    examples: list[str] = Field(min_length=1)  #: names (``name (scheme S)`` to give a scheme) it classes
+    counter_examples: list[str] = Field(default_factory=list)
+
+
+class KernelPackages(_Strict):
+    """Packages whose absence disables a kernel or backend (OPTIONAL_PACKAGE_MISSING needs one)."""
+
+    pattern: str
+    examples: list[str] = Field(min_length=1)
+    counter_examples: list[str] = Field(default_factory=list)
+
+
+class LexiconFile(_Strict):
+    """``patterns/lexicon.toml``: engine-neutral kernel-name morphology and kernel packages."""
+
+    name: list[LexiconName] = Field(default_factory=list)
+    packages: Optional[KernelPackages] = None

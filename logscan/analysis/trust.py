@@ -1,0 +1,129 @@
+"""Which findings a CI gate can trust, and which recognised lines stay unexplained.
+
+A finding a line states is kept only when the evidence holds up (issue 11, "precision a
+gate can trust"):
+
+- a rule of another engine's pack may not raise an error on a run whose engine is known
+  (SGLang lines read by a borrowed vLLM rule: ``... requires SM100+; disabled.`` for an
+  optional fusion is no fatal arch limit); on a run whose engine is ``unknown`` an error is
+  lowered to a warning (no line shows which engine, so which rules apply);
+- ``OPTIONAL_PACKAGE_MISSING`` needs a package tied to a kernel or a backend
+  (``patterns/lexicon.toml`` ``[packages]``);
+- ``SLOW_QUANT_METHOD`` needs a faster method: named by the line (a ``better`` / ``fast``
+  group) or listed for the method and release in the pack's ``[[faster_method]]`` table.
+
+A recognised line that gives no selection, no trusted finding, no run fact and captured no
+named part is ``Run.unexplained``: logscan saw what it speaks of but did not understand it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import regex
+from packaging.version import Version
+
+from ..models import Event, Severity, Unexplained
+from ..packs.loader import CompiledRule, Pack, PackSet
+from .ladders import parse_version
+from .lexicon import kernel_package
+
+#: groups by which a line names the faster method it did not use
+_FASTER_GROUPS = ("better", "fast", "faster")
+#: groups that may hold the package a line says is missing
+_PACKAGE_GROUPS = ("package", "module", "pip")
+#: event kinds that are run facts or run structure, never "not understood"
+_FACT_KINDS = frozenset({"version", "config", "platform", "identity", "run_start", "start_failure", "gpu"})
+
+
+@dataclass
+class Verdict:
+    """What becomes of a finding a rule states: kept (maybe at a lower severity) or dropped, and why."""
+
+    keep: bool
+    severity: Optional[Severity] = None  #: a lowered severity, None to keep the code's own
+    why: Optional[str] = None
+
+
+def judge(code: str, severity: Severity, cr: CompiledRule, rule_pack: Pack, run_engine: str,
+          identified: bool, ev: Event, packs: PackSet, version: Optional[str]) -> Verdict:
+    """Whether the finding ``code`` that rule ``cr`` (of ``rule_pack``) states on ``ev`` holds
+    for a run of ``run_engine`` (``identified``: a line named that engine), release ``version``."""
+    g = ev.groups
+    if code == "OPTIONAL_PACKAGE_MISSING":
+        pkg = next((g[k] for k in _PACKAGE_GROUPS if g.get(k)), None)
+        if pkg is not None and kernel_package(packs.lexicon, pkg) is False:
+            return Verdict(False, why=f"the missing package {pkg!r} is tied to no kernel or backend "
+                                      "(patterns/lexicon.toml [packages])")
+    if code == "SLOW_QUANT_METHOD" and not any(g.get(k) for k in _FASTER_GROUPS):
+        faster = _faster_method(packs.packs[run_engine], g.get("method") or g.get("slow") or "", version)
+        if faster is None:
+            return Verdict(False, why=f"no faster method is named by the line nor known for "
+                                      f"{g.get('method') or 'this method'} in {run_engine} {version or '(release unknown)'}")
+    if severity == Severity.error and rule_pack.engine != run_engine and identified:
+        # an engine may print another's exact message (SGLang runs vLLM's Triton / Marlin code):
+        # that is evidence only as a raised error of the run's engine, never a logged remark
+        exc = packs.packs[run_engine].meta.pack.exception_line
+        raised = _RAISED.search(ev.message) or (exc and _exception(exc).search(ev.message))
+        if not cr.rule.generic and not raised:
+            return Verdict(False, why=f"an error from a {rule_pack.engine} rule on a line of a {run_engine} run that "
+                                      "is no raised exception: an error needs evidence from the run's own engine")
+    if severity == Severity.error and not identified and not cr.rule.generic:
+        return Verdict(True, Severity.warning, why="severity lowered from error: no line names the engine, "
+                                                  "so no engine's rules are known to apply")
+    return Verdict(True)
+
+
+_EXC: dict[str, "regex.Pattern"] = {}
+#: a raised Python exception on the line: ``ValueError: ...`` or ``ValueError("...")``
+_RAISED = regex.compile(r"(?:^|[\s:\]])(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?::|\([\x27\"])")
+
+
+def _exception(pattern: str):
+    """The compiled ``exception_line`` of a pack (compiled once per pattern)."""
+    rx = _EXC.get(pattern)
+    if rx is None:
+        rx = _EXC[pattern] = regex.compile(pattern)
+    return rx
+
+
+def _faster_method(pack: Pack, method: str, version: Optional[str]) -> Optional[str]:
+    """The pack's ``[[faster_method]]`` entry for ``method`` that holds in ``version``; a release
+    that is not known passes only an entry valid for every release of the pack."""
+    v = parse_version(version)
+    for fm in pack.meta.faster_method:
+        if fm.method.lower() != method.lower():
+            continue
+        if not fm.since:
+            return fm.faster
+        if v is not None and v >= Version(fm.since):
+            return fm.faster
+    return None
+
+
+def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
+                dropped: dict[tuple[int, str], str]) -> list[Unexplained]:
+    """The events of a run that were noticed but not understood, in line order.
+
+    ``used``: ``(line, rule)`` of events that gave a selection, a trusted finding, an
+    attention choice or a run fact; ``dropped``: ``(line, rule)`` -> why a finding the line
+    states was not trusted.
+    """
+    out: list[Unexplained] = []
+    seen: set = set()  # lines, and messages: a message every rank prints is listed once
+    for ev in events:
+        key = (ev.line, ev.rule)
+        if key in used or ev.kind in _FACT_KINDS or ev.line in seen or ev.message in seen:
+            continue
+        cr = rules[ev.rule][0]
+        why = dropped.get(key)
+        if why is None:
+            if ev.groups or ev.items or cr.rule.sets:
+                continue  # it captured named parts: a statement logscan read
+            why = (f"recognised as a {ev.kind.replace('_', ' ')} line ({cr.rule.description.rstrip('.') or ev.rule}) "
+                   "but no rule states what it chose")
+        else:
+            why = "its finding was not trusted: " + why
+        seen.update((ev.line, ev.message))
+        out.append(Unexplained(line=ev.line, rule=ev.rule, kind=ev.kind, message=ev.message[:2000], why=why))
+    return out

@@ -199,3 +199,13 @@ def test_lmdeploy_borrows_the_generic_triton_ptxas_reading(tmp_path):
             "error: ptxas fatal : Value 'sm_120' is not defined for option 'gpu-name'\n")
     run = _scan_text(tmp_path, text).runs[0]
     assert run.engine.name == "lmdeploy" and [f.code for f in run.findings] == ["UNSUPPORTED_ON_ARCH"]
+
+
+def test_selection_grammar_of_tgi_and_lmdeploy_reads_new_wordings(tmp_path):
+    text = ("2024-09-01T10:00:00.000000Z  INFO text_generation_launcher: Using machete kernels\n"
+            "2024-09-01T10:00:01.000000Z  INFO text_generation_launcher: Using wombat kernels\n"
+            "2026-04-01 16:16:59,225 - lmdeploy - DEBUG - w8a8_modules.py:30 - Build LinearW8A8 with TritonLinearW8A8Impl.\n")
+    tgi, lmd = _scan_text(tmp_path, text).runs
+    # a name the lexicon knows becomes a selection; an unknown one ('wombat') does not
+    assert [(s.kernel, s.cost_class.value) for s in tgi.selections] == [("machete", "native")]
+    assert [(s.family, s.kernel, s.cost_class.value) for s in lmd.selections] == [("LinearW8A8", "TritonLinearW8A8Impl", "portable")]

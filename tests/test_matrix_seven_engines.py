@@ -73,3 +73,14 @@ def test_ladder_command_walks_a_recorded_refusal():
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["scheme_verdict"] == "fails" and "no FP4 --quantize value" in doc["outcome"]
+
+
+@pytest.mark.parametrize("with_,executes,basis", [
+    ([], None, "undetermined"),  # the TVM build-time probe (CUTLASS in TVM) and triton are unknown
+    (["--with", "triton"], "triton.fp8_groupwise_scaled_gemm", "certain"),
+    (["--with", "triton,tvm-cutlass"], "cutlass.fp8_groupwise_scaled_gemm", "certain"),
+])
+def test_mlc_block_fp8_follows_the_tvm_cutlass_probe(with_, executes, basis):
+    r = CliRunner().invoke(cli, ["matrix", "FP8-BLOCK", "--gpu", "H100", "--format", "json", *with_], catch_exceptions=False)
+    row = {x["engine"]: x for x in json.loads(r.stdout)["rows"]}["mlc-llm"]
+    assert (row["executes"], row["basis"]) == (executes, basis)

@@ -279,19 +279,13 @@ def load_packs(root: Optional[Path] = None, engines: Optional[list[str]] = None)
         packs[pack.engine] = pack
     if not packs:
         raise PackError(root, "no pack found (expected <engine>/pack.toml)")
-    _check_patterns(root, packs)
     lex_path = root / "lexicon.toml"
     lexicon = _validate(LexiconFile, _read_toml(lex_path), lex_path) if lex_path.is_file() else LexiconFile()
-    for entry in lexicon.name:
-        _compile(entry.pattern, lex_path, entry.id)
-        if entry.scheme:
-            _compile(entry.scheme, lex_path, entry.id)
-    if lexicon.packages is not None:
-        _compile(lexicon.packages.pattern, lex_path, "packages")
+    _check_patterns(root, packs, lexicon)
     return PackSet(root=root, packs=packs, findings=findings, lexicon=lexicon)
 
 
-def _check_patterns(root: Path, packs: dict) -> None:
+def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = None) -> None:
     """Compile every lazy rule pattern once per distinct set of pack files (raises ``PackError``).
 
     The set is keyed by every TOML file's path, size and mtime plus the logscan and ``regex``
@@ -321,6 +315,13 @@ def _check_patterns(root: Path, packs: dict) -> None:
             cr.regex.compiled()
             if cr.item_regex is not None:
                 cr.item_regex.compiled()
+    lex_path = root / "lexicon.toml"
+    for entry in (lexicon.name if lexicon is not None else []):
+        _compile(entry.pattern, lex_path, entry.id)
+        if entry.scheme:
+            _compile(entry.scheme, lex_path, entry.id)
+    if lexicon is not None and lexicon.packages is not None:
+        _compile(lexicon.packages.pattern, lex_path, "packages")
     if marker is not None:
         write_atomic(marker, b"")
 

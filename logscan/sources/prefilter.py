@@ -142,8 +142,13 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
 
 def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
     """Lower-cased UTF-8 keywords, without those that contain another one (same lines hit)."""
-    low = sorted({k.encode("utf-8").lower() for k in keywords if k})
-    return [k for k in low if not any(o != k and o in k for o in low)]
+    # shortest first, each tested against the minimal ones kept so far: a literal that holds
+    # a non-minimal one also holds that one's minimal part (half the comparisons or fewer)
+    kept: list[bytes] = []
+    for k in sorted({k.encode("utf-8").lower() for k in keywords if k}, key=lambda b: (len(b), b)):
+        if not any(o in k for o in kept):
+            kept.append(k)
+    return sorted(kept)
 
 
 def _head(pattern: str) -> str:

@@ -30,7 +30,7 @@ def _scan(path):
     ("mlc-llm/mlc-llm-101.log", "mlc-llm"), ("mlc-llm/mlc-llm-102.log", "mlc-llm"),
     ("trtllm/trtllm-101.log", "trtllm"), ("trtllm/trtllm-102.log", "trtllm"),
     ("llamacpp/llamacpp-101.log", "llamacpp"), ("llamacpp/llamacpp-102.log", "llamacpp"),
-    ("llamacpp/llamacpp-103.log", "llamacpp"),
+    ("llamacpp/llamacpp-103.log", "llamacpp"), ("lmdeploy/lmdeploy-103.log", "lmdeploy"),
 ])
 def test_engine_is_identified_on_every_real_log(log, engine):
     runs = _scan(FIXTURES / log).runs

@@ -2,7 +2,7 @@
 ``UNSUPPORTED_ON_ARCH`` (``patterns/findings.toml`` ``parent``), and ``--fail-on`` and gate
 policies that name the parent take the child too.
 
-Real log: fixtures/llamacpp/llamacpp-103.log (RTX 5090 D, compute capability 12.0, a build
+Real log: fixtures/llamacpp/llamacpp-109.log (RTX 5090 D, compute capability 12.0, a build
 whose ``ARCHS`` stop at 900: ARCH_NOT_COMPILED, inferred; no line states a failure).
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from logscan.packs.loader import default_packs
 from logscan.packs.model import FindingsFile
 from tests.conftest import FIXTURES
 
-OLD_BUILD_5090 = str(FIXTURES / "llamacpp" / "llamacpp-103.log")
+OLD_BUILD_5090 = str(FIXTURES / "llamacpp" / "llamacpp-109.log")
 
 
 def run(*args):

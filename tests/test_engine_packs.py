@@ -28,9 +28,9 @@ def _scan(path):
     ("tgi/tgi-101.log", "tgi"), ("tgi/tgi-102.log", "tgi"),
     ("lmdeploy/lmdeploy-101.log", "lmdeploy"), ("lmdeploy/lmdeploy-102.log", "lmdeploy"),
     ("mlc-llm/mlc-llm-101.log", "mlc-llm"), ("mlc-llm/mlc-llm-102.log", "mlc-llm"),
-    ("trtllm/trtllm-101.log", "trtllm"), ("trtllm/trtllm-102.log", "trtllm"),
-    ("llamacpp/llamacpp-101.log", "llamacpp"), ("llamacpp/llamacpp-102.log", "llamacpp"),
-    ("llamacpp/llamacpp-103.log", "llamacpp"), ("lmdeploy/lmdeploy-103.log", "lmdeploy"),
+    ("trtllm/trtllm-106.log", "trtllm"), ("trtllm/trtllm-107.log", "trtllm"),
+    ("llamacpp/llamacpp-107.log", "llamacpp"), ("llamacpp/llamacpp-108.log", "llamacpp"),
+    ("llamacpp/llamacpp-109.log", "llamacpp"), ("lmdeploy/lmdeploy-103.log", "lmdeploy"),
 ])
 def test_engine_is_identified_on_every_real_log(log, engine):
     runs = _scan(FIXTURES / log).runs
@@ -105,7 +105,7 @@ def test_mlc_walks_the_compile_ladder_when_scheme_and_arch_are_known(tmp_path):
 
 
 def test_trtllm_build_plugin_lines_name_the_gemm_plugin():
-    run = _scan(FIXTURES / "trtllm" / "trtllm-102.log").runs[0]
+    run = _scan(FIXTURES / "trtllm" / "trtllm-107.log").runs[0]
     assert [s.kernel for s in run.selections] == ["weight_only_groupwise_quant_matmul_plugin"]
     assert run.findings == []  # None/False/auto plugin lines select nothing
 

@@ -111,6 +111,7 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
         hits += [f"{s.source}: NO_KERNEL_SEEN" for s in report.inputs if not s.error and s.source not in with_runs]
         hits += [f"run {r.index + 1}: NO_KERNEL_SEEN (lines {r.first_line}-{r.last_line})"
                  for r in report.runs if not r.selections]
+    lineage = default_packs().findings.lineage  # a parent code (UNSUPPORTED_ON_ARCH) takes its children
     for run in report.runs:
         if "START_FAILED" in fail_on and run.start_failure is not None:
             hits.append(f"run {run.index + 1}: START_FAILED (line {run.start_failure.line})")
@@ -118,7 +119,7 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
             if s.cost_class.value in fail_on:
                 hits.append(f"run {run.index + 1}: {s.kernel} is {s.cost_class.value} (line {s.line})")
         for f in run.findings:
-            if f.code in fail_on:
+            if fail_on.intersection(lineage(f.code)):
                 hits.append(f"run {run.index + 1}: {f.code} (line {f.line})")
     return hits
 
@@ -262,7 +263,7 @@ def schema(gated: bool) -> None:
 
 @cli.command()
 def codes() -> None:
-    """List every finding code with its severity and meaning.
+    """List every finding code with its severity and meaning (a child code names its parent).
 
     Codes marked 'gate only' need a policy or a baseline: only 'logscan gate' raises them,
     and 'scan --fail-on' refuses them. Every other code works in 'scan --fail-on'.
@@ -270,7 +271,8 @@ def codes() -> None:
     packs = default_packs()
     for code, info in sorted(packs.findings.code.items()):
         mark = "gate only" if info.raised_by == "gate" else ""
-        click.echo(f"{code:28} {info.severity:8} {mark:10} {info.title}")
+        parent = f" (kind of {info.parent}: a filter on it takes this code)" if info.parent else ""
+        click.echo(f"{code:28} {info.severity:8} {mark:10} {info.title}{parent}")
 
 
 @cli.command()
@@ -673,7 +675,7 @@ def explain(kernel, fmt):
 @_machine_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt, gate_source, **ckpt):
-    """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp): what would execute SCHEME on the machine.
+    """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp, TGI, LMDeploy, MLC-LLM): what would execute SCHEME on the machine.
 
     \b
     Examples:

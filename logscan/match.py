@@ -88,7 +88,8 @@ class Matcher:
                 self.rules.extend(pack.rules)
                 self._engine_of.extend([pack.engine] * len(pack.rules))
                 for pf in pack.prefixes:
-                    self._prefix_engine.setdefault(pf.spec.id, pack.engine)
+                    if not pf.spec.shared_with:  # a shape several engines print names none of them
+                        self._prefix_engine.setdefault(pf.spec.id, pack.engine)
         #: engine of the last prefixed record (tried first for unprefixed lines such as tracebacks);
         #: ``context`` presets it (e.g. a test of one pack's rules, or a known engine)
         self._context: Optional[str] = context

@@ -58,3 +58,13 @@ def corpus_params(logs: list[Path]) -> list:
         marks = [pytest.mark.xfail(reason=f"known miss: {misses[key]}", strict=False)] if key in misses else []
         out.append(pytest.param(log, id=key, marks=marks))
     return out
+def pending_fixtures() -> tuple[set[str], set[str]]:
+    """``(pending, unmet)`` log stems of ``fixtures/PENDING``.
+
+    Logs are committed labelled before logscan reads them (corpus rules); until the work that
+    meets them lands they have no pinned snapshot (pending) and, marked ``unmet``, a label test
+    that must fail (strict xfail). One stem a line, optional ``unmet``; ``#`` starts a comment.
+    """
+    path = FIXTURES / "PENDING"
+    rows = [ln.split("#")[0].split() for ln in path.read_text().splitlines()] if path.exists() else []
+    return {r[0] for r in rows if r}, {r[0] for r in rows if r[1:] == ["unmet"]}

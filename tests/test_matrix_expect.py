@@ -26,7 +26,7 @@ def _rows(packs, scheme, cc, **kw):
 
 def test_nvfp4_on_sm90_per_engine(packs):
     rows = _rows(packs, "NVFP4", 90)
-    assert [r.engine for r in matrix(packs, "NVFP4", Machine(cc=90)).rows] == ["vllm", "sglang", "trtllm", "llamacpp"]
+    assert [r.engine for r in matrix(packs, "NVFP4", Machine(cc=90)).rows] == ["vllm", "sglang", "trtllm", "llamacpp", "tgi", "lmdeploy", "mlc-llm"]
     assert (rows["vllm"].executes, rows["vllm"].cost_class, rows["vllm"].basis) == (
         "MarlinNvFp4LinearKernel", "weight_only", "certain")
     assert (rows["sglang"].executes, rows["sglang"].cost_class) == ("marlin", "weight_only")
@@ -72,7 +72,7 @@ def test_trtllm_fp8_refused_on_ampere_native_on_ada(packs):
 def test_matrix_cli_json_and_unknown_scheme():
     r = CliRunner().invoke(cli, ["matrix", "NVFP4", "--gpu", "H100", "--format", "json"])
     assert r.exit_code == 0, r.output
-    assert {row["engine"] for row in json.loads(r.output)["rows"]} == {"vllm", "sglang", "trtllm", "llamacpp"}
+    assert {row["engine"] for row in json.loads(r.output)["rows"]} == {"vllm", "sglang", "trtllm", "llamacpp", "tgi", "lmdeploy", "mlc-llm"}
     assert CliRunner().invoke(cli, ["matrix", "NOPE"]).exit_code == 2
 
 

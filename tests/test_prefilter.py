@@ -20,10 +20,12 @@ from logscan.pipeline import scan_inputs
 from logscan.sources import reader
 from logscan.sources.prefilter import Gate, Prefilter, available_backends, make_prefilter, pack_keywords
 
-from .conftest import FIXTURES, ROOT, SHARED, corpus_params, real_logs
+from .conftest import FIXTURES, ROOT, SHARED, corpus_params, pending_fixtures, real_logs
 
 #: Every real log at hand: the bundled fixtures of each engine and, when present, the corpus.
-ALL_REAL = sorted(FIXTURES.glob("*/*.log")) + sorted((SHARED / "corpus").glob("*/*.log"))
+#: (logs listed ``unmet`` in fixtures/PENDING may have no recognised line yet: left out)
+ALL_REAL = [p for p in sorted(FIXTURES.glob("*/*.log")) if p.stem not in pending_fixtures()[1]] \
+    + sorted((SHARED / "corpus").glob("*/*.log"))
 
 BACKENDS = available_backends()
 KERNEL = "(Worker_TP0 pid=7) INFO 01-07 13:43:10 [modelopt.py:916] Using flashinfer-cutlass for NVFP4 GEMM"

@@ -16,10 +16,16 @@ import pytest
 from logscan.formats import json as json_format
 from logscan.formats import text as text_format
 from logscan.pipeline import scan_inputs
-from tests.conftest import FIXTURES, ROOT, corpus_params
+from tests.conftest import FIXTURES, ROOT, corpus_params, pending_fixtures
 
 LOGS = sorted(FIXTURES.glob("*/*.log"))
 LABELLED = [p for p in LOGS if p.with_suffix(".label.json").exists()]
+PENDING, UNMET = pending_fixtures()
+
+
+def _mark(paths):
+    return [pytest.param(p, id=p.stem, marks=pytest.mark.xfail(strict=True, reason="pending: labelled, not met yet"))
+            if p.stem in UNMET else pytest.param(p, id=p.stem) for p in paths]
 
 
 def _report(path: Path):
@@ -53,7 +59,8 @@ def _walk(doc):
     return kernels, codes
 
 
-@pytest.mark.parametrize("log", corpus_params(LABELLED))
+@pytest.mark.parametrize("log", corpus_params([p for p in LABELLED if p.stem not in UNMET])
+                         + _mark([p for p in LABELLED if p.stem in UNMET]))
 def test_label_is_met(log):
     label = json.loads(log.with_suffix(".label.json").read_text())
     doc = json.loads(_report(log).model_dump_json())
@@ -69,7 +76,7 @@ def test_label_is_met(log):
     assert codes - optional == expected
 
 
-@pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
+@pytest.mark.parametrize("log", [p for p in LOGS if p.stem not in PENDING], ids=lambda p: p.stem)
 def test_snapshot_json_and_text(log, snapshot):
     snapshot.snapshot_dir = ROOT / "tests" / "snapshots" / log.parent.name
     report = _report(log)

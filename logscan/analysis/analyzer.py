@@ -370,10 +370,14 @@ class Analyzer:
         c = run.config
         return getattr(c, name, None) if name in RunConfig.model_fields and name != "extra" else c.extra.get(name)
 
-    def _arch_check(self, run: _RunState, pack: Pack, add_finding) -> None:
-        """Pack ``[arch_check]``: flag a build whose compiled archs lack the device's family."""
+    def _arch_check(self, run: _RunState, pack: Pack, add_finding, present: frozenset[str] = frozenset()) -> None:
+        """Pack ``[arch_check]``: flag a build whose compiled archs lack the device's family.
+
+        Not raised when a line already states a parent of its code (``present``): the fatal
+        ``UNSUPPORTED_ON_ARCH`` line says more than the inference from the arch list.
+        """
         ac = pack.meta.arch_check
-        if ac is None:
+        if ac is None or present.intersection(self.packs.findings.lineage(ac.finding)[1:]):
             return
         device = parse_cc(self._fact(run, ac.device_fact))
         compiled = parse_compiled(self._fact(run, ac.compiled_fact) or "", ac.compiled_scale)
@@ -591,7 +595,7 @@ class Analyzer:
                 reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
                              if r.cost_class and placement is None else None)
                 if placement is not None and nearer:
-                    reasoning = (f"placed on the next shipped ladder, vLLM {nearer}: the {info.ladder_version} "
+                    reasoning = (f"placed on the next shipped ladder, {pack.meta.pack.title or pack.engine} {nearer}: the {info.ladder_version} "
                                  f"registries do not hold {kernel}")
                 if cost is None and placement is not None:
                     cost = placement.cost_class
@@ -635,7 +639,8 @@ class Analyzer:
                     code = codes.cost_class_finding[cost.value]
                     add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis, family=sel_family,
                                 title=f"{codes.code[code].title}: {kernel} ({family})",
-                                reasons=self._why_cost(placement, lk, cost, reasoning))
+                                reasons=self._why_cost(placement, lk, cost, reasoning,
+                                                           pack.meta.pack.title or pack.engine))
                 if (lk is not None and lk.activation_scaling == "per-tensor"
                         and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
                     add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder",
@@ -643,7 +648,7 @@ class Analyzer:
                         f"quantization={run.config.quantization} asks for dynamic per-token FP8 activation "
                         f"scales where the GPU allows it; {placement.position.kernel_class} applies one scale "
                         f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
-                        f"{placement.position.registry}, vLLM {placement.position.ladder_version})"])
+                        f"{placement.position.registry}, {pack.meta.pack.title or pack.engine} {placement.position.ladder_version})"])
             if r.finding:
                 verdict = judge(r.finding, Severity(codes.code[r.finding].severity), cr, rule_pack, run.engine,
                                 run.engine_sure, ev, self.packs, release)
@@ -658,7 +663,7 @@ class Analyzer:
             elif r.sets or ev.groups:
                 used.add((ev.line, ev.rule))
 
-        self._arch_check(run, pack, add_finding)
+        self._arch_check(run, pack, add_finding, frozenset(code for _, code in findings))
         self._expected_rungs(run, pack, sels, add_finding)
         selections = []
         for s in sels.values():
@@ -685,6 +690,7 @@ class Analyzer:
         self._rank_divergence(sels, add_finding)
         attention = self._attention(run)
         kv = self._kv_cache(run, add_finding, pack.meta.pack.kv_dtype_aliases)
+        self._quantization_source(run, pack)
         order = {c: i for i, c in enumerate(COST_ORDER)}
         sev = {"error": 0, "warning": 1, "info": 2}
         fl = sorted(findings.values(), key=lambda f: (sev[f.severity.value], f.line, f.code))
@@ -693,6 +699,15 @@ class Analyzer:
                    engine=info, config=run.config, selections=selections, findings=fl,
                    worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
                    unexplained=unexplained(run.events, self.rules, used, dropped))
+
+    @staticmethod
+    def _quantization_source(run: _RunState, pack: Pack) -> None:
+        """Pack ``quantization_unlogged``: say (``config.extra["quantization_source"]``) that the
+        engine never logs its effective quantization, unless a line logged it (``logged ...``)."""
+        note = pack.meta.pack.quantization_unlogged
+        src = run.config.extra.get("quantization_source", "")
+        if note and not src.startswith("logged"):
+            run.config.extra["quantization_source"] = (f"{src}; " if src else "not logged; ") + note
 
     @staticmethod
     def _start_failure(run: _RunState, pack: Pack, findings: dict) -> Optional[StartFailure]:
@@ -722,13 +737,15 @@ class Analyzer:
         return sf
 
     @staticmethod
-    def _why_cost(placement, lk, cost: CostClass, reasoning: Optional[str]) -> list[str]:
-        """The reasoning behind an inferred cost-class finding: the rung and the env that decides it."""
+    def _why_cost(placement, lk, cost: CostClass, reasoning: Optional[str], title: str = "vLLM") -> list[str]:
+        """The reasoning behind an inferred cost-class finding: the rung and the env that decides it.
+
+        ``title``: how the report names the engine whose ladder holds the rung."""
         if placement is None:
             return [reasoning] if reasoning else []
         p = placement.position
         out = [f"inferred: {p.kernel_class} is rung {p.rung}/{p.rungs} of {p.registry} ({p.platform}, "
-               f"vLLM {p.ladder_version}), whose cost class for this scheme is {cost.value}"]
+               f"{title} {p.ladder_version}), whose cost class for this scheme is {cost.value}"]
         cls = p.kernel_class.lower()
         for name, default in sorted((lk.env if lk is not None else {}).items()):
             # only a variable named after this kernel (VLLM_MXFP8_EMULATION_... for EmulationMxfp8...)

@@ -19,7 +19,7 @@ class MatrixRow(BaseModel):
     registry: Optional[str] = None
     executes: Optional[str] = None
     cost_class: Optional[str] = None
-    basis: str = ""  #: certain / conditional / refused / undetermined / no ladder
+    basis: str = ""  #: certain / conditional / refused / undetermined / unknown / no ladder
     note: str = ""
 
 
@@ -44,8 +44,14 @@ def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional
     for eng in engines:
         se = scheme.engines.get(eng)
         lf = None
-        if se is not None:
+        if se is not None and se.role:
             lf = next((x for x in _ladders_for(packs, eng, extra) if pick_registry(x, se.role, platform)), None)
+        recorded = se.verdict_for(platform) if se is not None and lf is None else None
+        if recorded is not None:  # no ladder, but the engine's answer is recorded (refuses / unknown, why)
+            basis, why = recorded
+            out.rows.append(MatrixRow(engine=eng, basis=basis, executes="refuses to load" if basis == "refused" else None,
+                                      note=why))
+            continue
         if se is None or lf is None:
             out.rows.append(MatrixRow(engine=eng, basis="no ladder",
                                       note=f"no {eng} ladder for {sid} on {platform} is recorded"))

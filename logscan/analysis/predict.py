@@ -134,7 +134,7 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
     if engine_version and want is None:
         raise SchemeError(f"engine version {engine_version!r} is not a release number")
     platform = (machine.platform or "CUDA").upper()
-    lfs = [lf for lf in _ladders_for(packs, engine, extra) if pick_registry(lf, se.role, platform)]
+    lfs = [lf for lf in _ladders_for(packs, engine, extra) if se.role and pick_registry(lf, se.role, platform)]
     if want is not None:
         lfs = [lf for lf in lfs if (parse_version(lf.version) or Version("0")) <= want]
     if not lfs:
@@ -150,9 +150,21 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
                 w.notes.append(f"{engine} {w.ladder_version} has no dense {sid} registry: {sid} checkpoints "
                                f"run as MoE experts there, so this is the {moe} ladder (--moe)")
                 return w
+        recorded = se.verdict_for(platform)
+        if recorded is not None:
+            return _recorded_walk(engine, sid, scheme, platform, machine, *recorded)
         raise SchemeError(f"no shipped {engine} ladder for {sid} on {platform}"
                           + (f" at or before {engine_version}" if engine_version else ""))
     return walk_ladder(lfs[0], sid, scheme, se, machine)
+
+
+def _recorded_walk(engine: str, sid: str, scheme: Scheme, platform: str, machine: Machine,
+                   basis: str, why: str) -> Walk:
+    """A walk with no ladder: the engine's refusal or the unknown recorded in ``schemes.toml``."""
+    verdict = Verdict.fails if basis == "refused" else Verdict.unknown
+    lead = f"the engine refuses {sid} on {platform}" if basis == "refused" else f"unknown how the engine serves {sid} on {platform}"
+    return Walk(engine=engine, ladder_version=None, scheme=sid, scheme_title=scheme.title, platform=platform,
+                machine=machine.describe(), scheme_verdict=verdict, outcome=f"{lead}: {why}")
 
 
 def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, machine: Machine) -> Walk:

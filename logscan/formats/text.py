@@ -20,7 +20,12 @@ if TYPE_CHECKING:
 MAX_UNEXPLAINED_SHOWN = 20
 
 #: How an engine is named in prose.
-_TITLE = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}
+def _title(engine: str) -> str:
+    """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
+    from ..packs.loader import default_packs
+
+    pack = default_packs().packs.get(engine)
+    return (pack.meta.pack.title if pack is not None else "") or engine
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -56,6 +61,9 @@ def _run(run: Run) -> list[str]:
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
+    qsrc = c.extra.get("quantization_source")
+    if qsrc:  # an engine that never logs its effective quantization (pack quantization_unlogged)
+        out.append(f"  quant    {qsrc[:400]}")
     sf = run.start_failure
     if sf is not None:
         out.append(f"  start FAILED at line {sf.line}: {clip(sf.evidence, 300)}")
@@ -74,7 +82,7 @@ def _run(run: Run) -> list[str]:
         for s in run.selections:
             if s.ladder and s.ladder.fell:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {s.ladder.registry} "
-                           f"({s.ladder.platform}, {_TITLE.get(name, name)} {s.ladder.ladder_version}) below "
+                           f"({s.ladder.platform}, {_title(name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
                 for rung_name in s.ladder.above[:3]:
                     gate = s.ladder.stopped_by.get(rung_name, "")

@@ -166,6 +166,8 @@ class Subject:
     cost_class: Optional[str] = None
     code: Optional[str] = None
     kernels: tuple[str, ...] = ()
+    #: the code's parents (``patterns/findings.toml`` ``parent``): a rule naming one takes the code
+    parents: tuple[str, ...] = ()
 
 
 def matches(scope: Scope, s: Subject, cost_class_finding: dict[str, str]) -> bool:
@@ -185,7 +187,7 @@ def matches(scope: Scope, s: Subject, cost_class_finding: dict[str, str]) -> boo
     if s.cost_class is not None and s.cost_class in classes:
         return True
     if s.code is not None:
-        if s.code in scope.codes:
+        if s.code in scope.codes or any(p in scope.codes for p in s.parents):
             return True
         if any(cost_class_finding.get(c) == s.code for c in classes):
             return True

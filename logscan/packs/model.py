@@ -103,6 +103,10 @@ class PrefixFormat(_Strict):
     id: str
     pattern: str
     versions: str = ""  #: releases that print this prefix (an era hint)
+    #: other engines that print the same shape (Python's ``[time] LEVEL file.py:N:`` logging is
+    #: MLC-LLM's and newer SGLang's): such a prefix names no engine, so its lines are read like
+    #: unprefixed ones (every pack, the run's engine first), never by this pack alone
+    shared_with: list[str] = Field(default_factory=list)
     examples: list[str] = Field(min_length=1)
 
 
@@ -141,6 +145,10 @@ class PackMeta(_Strict):
     #: packs' rules (not their ``prefixed_only`` ones): for engines that share messages with
     #: another (SGLang reuses vLLM's Marlin/Triton utilities); the event stays this engine's
     borrow_rules: bool = False
+    #: the engine does not log the quantization it applies (TGI takes config.json's quant_method
+    #: silently): reports state this in ``config.extra["quantization_source"]``, with what a line
+    #: let logscan infer, unless a rule set a source starting with ``logged``
+    quantization_unlogged: str = ""
 
 
 class NameCost(_Strict):
@@ -383,7 +391,12 @@ class LadderFile(_Strict):
 
 
 class CodeInfo(_Strict):
-    """One finding code: severity, title, explanation (documented in README)."""
+    """One finding code: severity, title, explanation (documented in README).
+
+    ``parent``: a broader code this one refines (``ARCH_NOT_COMPILED`` is a kind of
+    ``UNSUPPORTED_ON_ARCH``): a filter on the parent (``--fail-on``, a gate policy's
+    ``codes``) also takes the child.
+    """
 
     severity: Literal["error", "warning", "info"]
     title: str
@@ -391,6 +404,7 @@ class CodeInfo(_Strict):
     #: ``gate``: only ``logscan gate`` raises it (it needs a policy or a baseline), so
     #: ``scan --fail-on`` refuses it; ``scan``: scan reports it (or ``--fail-on`` tests for it)
     raised_by: Literal["scan", "gate"] = "scan"
+    parent: Optional[str] = None
 
 
 class FindingsFile(_Strict):
@@ -400,13 +414,55 @@ class FindingsFile(_Strict):
     #: cost class of a selected kernel -> finding code it implies
     cost_class_finding: dict[str, str] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _parents_exist(self) -> "FindingsFile":
+        for name, info in self.code.items():
+            seen = {name}
+            p = info.parent
+            while p is not None:
+                if p not in self.code:
+                    raise ValueError(f"code {name}: parent {p!r} is not a finding code")
+                if p in seen:
+                    raise ValueError(f"code {name}: parent chain loops at {p}")
+                seen.add(p)
+                p = self.code[p].parent
+        return self
+
+    def lineage(self, code: str) -> tuple[str, ...]:
+        """``code`` then its parents, nearest first (``ARCH_NOT_COMPILED``, ``UNSUPPORTED_ON_ARCH``)."""
+        out = [code]
+        while code in self.code and self.code[code].parent:
+            code = self.code[code].parent  # type: ignore[assignment]
+            out.append(code)
+        return tuple(out)
+
+    def covers(self, wanted: str, code: str) -> bool:
+        """True when a filter naming ``wanted`` takes a finding ``code`` (itself or a child of it)."""
+        return wanted in self.lineage(code)
+
 
 class SchemeEngine(_Strict):
-    """How one engine serves a scheme: the ladder role (regex) and scheme-level gates."""
+    """How one engine serves a scheme: the ladder role (regex) and scheme-level gates.
 
-    role: str
+    Where no ladder can be walked, the engine's answer is still data: ``refuses`` maps a
+    platform (``CUDA``, ``ROCM``, ... or ``ANY``) to why the engine's source rejects the scheme
+    there (no quantization value, no kernel for the platform), ``unknown`` to why the dispatch
+    there is not known (not read from source). ``role`` may be empty when no ladder exists.
+    """
+
+    role: str = ""
     gates: list[GateTerm] = Field(default_factory=list)
     note: str = ""
+    refuses: dict[str, str] = Field(default_factory=dict)
+    unknown: dict[str, str] = Field(default_factory=dict)
+
+    def verdict_for(self, platform: str) -> Optional[tuple[str, str]]:
+        """``("refused" | "unknown", why)`` recorded for ``platform`` (or ``ANY``), else None."""
+        for basis, table in (("refused", self.refuses), ("unknown", self.unknown)):
+            why = table.get(platform.upper()) or table.get("ANY")
+            if why:
+                return basis, why
+        return None
 
 
 class Scheme(_Strict):

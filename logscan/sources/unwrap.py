@@ -8,7 +8,8 @@ Handles, line by line and auto-detected per line:
   entries without a trailing newline (Docker splits lines at 16 KiB) are joined.
 - JSON log formatters (vLLM's ``VLLM_LOGGING_CONFIG_PATH`` with a JSON formatter, or
   python-json-logger): an object with ``message``/``msg`` becomes a plain vLLM-style line
-  ``LEVEL [file:line] message`` so the same rules apply.
+  ``LEVEL [file:line] message`` so the same rules apply; Rust tracing JSON (TGI
+  ``--json-output``: ``fields.message``, ``target``) becomes the compact line it replaces.
 
 The line number of a joined record is that of its first physical line. A joined record
 is capped at ``max_len`` characters (the rest dropped, flagged truncated).
@@ -43,6 +44,14 @@ def _json_line(text: str) -> Optional[tuple[str, bool]]:
         log = obj["log"]
         return clean_message(log.rstrip("\r\n")), log.endswith("\n")
     msg = obj.get("message", obj.get("msg"))
+    fields = obj.get("fields")
+    if not isinstance(msg, str) and isinstance(fields, dict) and isinstance(fields.get("message"), str):
+        # Rust tracing-subscriber JSON (TGI launcher --json-output): the compact line it replaces,
+        # "<timestamp>  <LEVEL> <target>: <message>", so the engine's own line format applies
+        target, ts = obj.get("target"), obj.get("timestamp")
+        level = str(obj.get("level") or "INFO").upper()
+        if isinstance(target, str) and isinstance(ts, str):
+            return f"{ts}  {level} {target}: {fields['message']}", True
     if not isinstance(msg, str):
         return None
     level = obj.get("levelname") or obj.get("level") or ""

@@ -78,6 +78,15 @@ class Event(BaseModel):
     level: Optional[str] = None
 
 
+class RungElsewhere(BaseModel):
+    """The kernel's rung in other releases of the inferred range, when they disagree."""
+
+    releases: str  #: release range, e.g. ``0.26.0–0.29.0``
+    rung: int
+    rungs: int
+    registry: str
+
+
 class LadderPosition(BaseModel):
     """Where a kernel sits on the ordered fallback ladder (registry) of its engine release."""
 
@@ -92,6 +101,10 @@ class LadderPosition(BaseModel):
     above: list[str] = Field(default_factory=list)  #: the rungs that were skipped
     min_capability: Optional[int] = None
     gate: Optional[str] = None
+    #: the releases in which this list (registry, platform) is the one placed on, e.g. ``0.30.0–0.33.0``
+    holds_in: Optional[str] = None
+    #: other placements where releases of an inferred version range disagree (same fields)
+    elsewhere: list[RungElsewhere] = Field(default_factory=list)
 
 
 class Selection(BaseModel):

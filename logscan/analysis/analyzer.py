@@ -52,10 +52,8 @@ def kv_norm(dtype: str, aliases: Optional[dict[str, str]] = None) -> str:
     return (aliases or {}).get(d, d)
 
 def candidate_releases(pack: Pack) -> list[str]:
-    """Releases version inference may pick for ``pack``: its ``releases`` list, else its shipped ladders'."""
-    if pack.meta.pack.releases:
-        return list(pack.meta.pack.releases)
-    return sorted(pack.ladders, key=_release_order)
+    """Releases version inference may pick for ``pack``: its ``releases`` list and its shipped ladders'."""
+    return sorted(set(pack.meta.pack.releases) | set(pack.ladders), key=_release_order)
 
 
 def _release_order(release: str):
@@ -98,6 +96,7 @@ class _RunState:
     config: RunConfig = field(default_factory=RunConfig)
     platform: Optional[str] = None
     platform_line: Optional[int] = None
+    era: list[str] = field(default_factory=list)  #: releases an inferred version ranges over
     kv_requested_line: Optional[int] = None
     kv_used: Optional[tuple[str, Event]] = None
     attention: list[tuple[str, Event]] = field(default_factory=list)
@@ -313,6 +312,7 @@ class Analyzer:
                 prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
                 info.version_evidence = prefix + guess.describe()
                 v = Version(guess.newest)
+                run.era = list(guess.releases)
             elif run.version:
                 info.version_source = "logged"
                 info.version_evidence = f"line {run.version_line}" + (
@@ -510,7 +510,8 @@ class Analyzer:
                 placement = (idx.place(info.ladder_version, kernel, hint, run.platform, run.config.quantization)
                              if idx else None)
                 nearer = None
-                if (placement is None and idx is not None and info.ladder_version and between_ladders):
+                if (placement is None and idx is not None and info.ladder_version
+                        and (between_ladders or idx.is_composed(info.ladder_version))):
                     # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
                     # already hold the next ladder's registry: the next shipped release is nearest
                     nearer = idx.next_release(info.ladder_version)
@@ -525,6 +526,9 @@ class Analyzer:
                                  f"registries do not hold {kernel}")
                 if cost is None and placement is not None:
                     cost = placement.cost_class
+                if placement is not None and len(run.era) > 1 and idx is not None and not nearer:
+                    placement.position.elsewhere = idx.elsewhere(run.era, placement, kernel, hint, run.platform,
+                                                                 run.config.quantization)
                 if cost is None:
                     for nc in pack.meta.name_cost:
                         if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))

@@ -58,6 +58,12 @@ def _run(run: Run) -> list[str]:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} rung(s) on {s.ladder.registry} "
                            f"({s.ladder.platform}, {_TITLE.get(e.name, e.name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
+            if s.ladder and s.ladder.elsewhere:  # the inferred releases disagree on the rung
+                out.append(f"  {s.kernel}: rung {s.ladder.rung}/{s.ladder.rungs} in {s.ladder.holds_in}, "
+                           + ", ".join(f"{x.rung}/{x.rungs} in {x.releases}"
+                                     + (f" (on {x.registry})" if x.registry != s.ladder.registry else "")
+                                     for x in s.ladder.elsewhere)
+                           + " (the inferred releases disagree)")
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:

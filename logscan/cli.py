@@ -100,8 +100,11 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
                    "selections below the rung it should reach as UNEXPECTED_FALLBACK.")
 @click.option("--cuda", default=None, metavar="VERSION",
               help="torch.version.cuda of the engine (e.g. 12.6): SGLang's arch predicates are CUDA-version gates.")
+@click.option("--engine-version", default=None, metavar="[ENGINE=]V",
+              help="The engine release of runs whose log prints none (a shipped release, e.g. 0.31.0 or "
+                   "vllm=0.31.0); an unknown release is refused (exit 2) with the nearest ones named.")
 def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | None,
-         gpu: str | None, cuda: str | None) -> None:
+         gpu: str | None, cuda: str | None, engine_version: str | None) -> None:
     """Scan log files (or - for stdin; .gz read transparently) and report kernels and findings.
 
     \b
@@ -126,7 +129,8 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
             raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
                                      f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
     _check_version(cuda, "--cuda", "12.8")
-    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
+    pins = _engine_releases(packs, engine_version) if engine_version else None
+    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda, engine_version=pins)
     click.echo(FORMATS[fmt](report), nl=False)
     errors = [s for s in report.inputs if s.error]
     for s in report.inputs:
@@ -467,6 +471,24 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
     return m
 
 
+def _engine_releases(packs, text: str, engine: str | None = None) -> dict[str, str]:
+    """``--engine-version [ENGINE=]V`` -> engine -> shipped release; a UsageError (exit 2) naming
+    the nearest shipped releases when V is not shipped (see logscan/analysis/releases.py)."""
+    from .analysis.releases import ReleaseError, engines_with, resolve_release
+
+    if "=" in text:
+        engine, text = (x.strip() for x in text.split("=", 1))
+    try:
+        if engine:
+            return {engine.lower(): resolve_release(packs, engine.lower(), text)}
+        got = engines_with(packs, text)
+        if not got:
+            resolve_release(packs, "vllm" if "vllm" in packs.packs else next(iter(packs.packs)), text)
+        return got
+    except ReleaseError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 def _machine_options(f):
     opts = [
         click.option("--platform", default="cuda", show_default=True, type=click.Choice(["cuda", "rocm", "xpu", "cpu"], case_sensitive=False)),
@@ -489,7 +511,8 @@ def _machine_options(f):
 @click.argument("engine")
 @click.argument("scheme")
 @_machine_options
-@click.option("--engine-version", default=None, metavar="V", help="Engine release whose shipped ladder to walk (default newest).")
+@click.option("--engine-version", default=None, metavar="V",
+              help="Engine release whose ladder to walk (default newest); an unshipped one is refused (exit 2).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engine_version, fmt):
     """Walk ENGINE's ladder for SCHEME on a described machine: each rung passes, fails or unknown.
@@ -504,8 +527,11 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
     from .formats.ladder import render_walk
 
     m = _machine(platform, gpu, cuda, with_, builds, env, torch)
+    packs = default_packs()
+    if engine_version and engine.lower() in packs.packs:
+        engine_version = _engine_releases(packs, engine_version, engine.lower())[engine.lower()]
     try:
-        w = walk(default_packs(), engine.lower(), scheme, m, engine_version)
+        w = walk(packs, engine.lower(), scheme, m, engine_version)
     except SchemeError as exc:
         raise click.UsageError(str(exc))
     click.echo(w.model_dump_json(indent=2) + "\n" if fmt == "json" else render_walk(w), nl=False)
@@ -513,25 +539,38 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
 
 @cli.command()
 @click.argument("kernel")
+@click.option("--engine-version", default=None, metavar="[ENGINE=]V",
+              help="Only this shipped release (e.g. 0.31.0, vllm=0.31.0); an unshipped one is refused (exit 2).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def explain(kernel, fmt):
-    """Every shipped ladder holding KERNEL: engine, release, registry, rung k/n, cost class, gate."""
+def explain(kernel, engine_version, fmt):
+    """Every shipped ladder holding KERNEL: engine, releases, registry, rung k/n, cost class, gate.
+
+    Consecutive releases that agree are one row, named by their release range."""
     from .analysis.predict import explain as _explain
     from .formats.ladder import render_explain
 
     if not kernel.strip():
         raise click.BadParameter("give a kernel class or backend name, e.g. MarlinNvFp4LinearKernel",
                                  param_hint="KERNEL")
-    rows = _explain(default_packs(), kernel.strip())
+    from .analysis.releases import group_rows
+
+    packs = default_packs()
+    rows = _explain(packs, kernel.strip())
+    if engine_version:
+        pins = _engine_releases(packs, engine_version)
+        rows = [r for r in rows if pins.get(r.get("engine")) == r.get("ladder_version")]
+    rows = group_rows(rows, packs)
     click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
-               else render_explain(kernel, rows), nl=False)
+               else render_explain(kernel, [dict(r, ladder_version=r["releases"]) for r in rows]), nl=False)
 
 
 @cli.command()
 @click.argument("scheme")
 @_machine_options
+@click.option("--engine-version", "engine_versions", multiple=True, metavar="ENGINE=V",
+              help="Use this shipped release of ENGINE (repeatable, e.g. vllm=0.31.0); unshipped: exit 2.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt):
+def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, engine_versions, fmt):
     """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp): what would execute SCHEME on the machine.
 
     \b
@@ -543,9 +582,15 @@ def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt):
     from .analysis.predict import matrix as _matrix
     from .formats.ladder import render_matrix
 
+    from .analysis.releases import pinned
+
     m = _machine(platform, gpu, cuda, with_, builds, env, torch)
+    packs = default_packs()
+    for ev in engine_versions:
+        for eng, rel in _engine_releases(packs, ev).items():
+            packs = pinned(packs, eng, rel)
     try:
-        mx = _matrix(default_packs(), scheme, m)
+        mx = _matrix(packs, scheme, m)
     except SchemeError as exc:
         raise click.UsageError(str(exc))
     if fmt == "json":

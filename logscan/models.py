@@ -180,7 +180,8 @@ class EngineInfo(BaseModel):
 
     name: str
     version: Optional[str] = None
-    version_source: str = "unknown"  #: ``logged`` (with line) or ``inferred`` (with reason) or ``unknown``
+    #: ``logged`` (with line), ``inferred`` (with reason), ``given`` (``--engine-version``) or ``unknown``
+    version_source: str = "unknown"
     version_evidence: Optional[str] = None
     ladder_version: Optional[str] = None  #: the shipped ladder release used for rung positions
     platform: Optional[str] = None

@@ -6,8 +6,8 @@ imported, so no GPU, CUDA or torch is needed. What it reads (vLLM 0.6.6 -> 0.33.
 
 - linear registries: module-level ``_POSSIBLE_*KERNELS`` dicts (``{PlatformEnum.CUDA: [...]}``)
   and lists (platform ``ANY``) in ``vllm/model_executor/kernels/linear/__init__.py`` (0.18+)
-  and ``vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}/__init__.py``
-  (older; a name defined in both files gets the suffix ``@mixed_precision`` / ``@scaled_mm``);
+  ``vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}/__init__.py``
+  (older) and ``.../quantization/kernels/__init__.py`` (0.6.6; a name defined in both files gets the suffix ``@mixed_precision`` / ``@scaled_mm``);
 - MoE priority lists: in ``vllm/model_executor/layers/fused_moe/oracle/*.py``, every list or
   tuple of backend-enum members (``Fp8MoeBackend.TRITON``) assigned to a name or returned,
   named ``moe:<module>:<function>.<variable|return>`` (``<module>`` at module level), and keyed
@@ -45,6 +45,7 @@ else:  # pragma: no cover
 
 LINEAR_FILES = {
     "vllm/model_executor/kernels/linear/__init__.py": "",
+    "vllm/model_executor/layers/quantization/kernels/__init__.py": "",  # 0.6.6 -> 0.7.0
     "vllm/model_executor/layers/quantization/kernels/mixed_precision/__init__.py": "mixed_precision",
     "vllm/model_executor/layers/quantization/kernels/scaled_mm/__init__.py": "scaled_mm",
 }

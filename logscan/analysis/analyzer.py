@@ -115,10 +115,13 @@ class Analyzer:
     """
 
     def __init__(self, packs: PackSet, prefix_formats: Optional[dict[str, int]] = None,
-                 gpu: Optional[str] = None, cuda: Optional[str] = None):
+                 gpu: Optional[str] = None, cuda: Optional[str] = None,
+                 engine_version: Optional[dict[str, str]] = None):
         self.packs = packs
         #: ``--gpu`` / ``--cuda``: used only to infer what a log does not say (never shown as observed)
         self.gpu, self.cuda = gpu, cuda
+        #: ``--engine-version``: engine -> shipped release, for runs that log no release number
+        self.engine_version = dict(engine_version or {})
         self.rules: dict[str, tuple[CompiledRule, Pack]] = {}
         for pack in packs.packs.values():
             for cr in pack.rules:
@@ -303,6 +306,10 @@ class Analyzer:
         if run.version and v is not None:
             info.version, info.version_source = run.version, "logged"
             info.version_evidence = f"line {run.version_line}"
+        elif run.engine in self.engine_version:
+            info.version, info.version_source = self.engine_version[run.engine], "given"
+            info.version_evidence = "--engine-version" + (f" (the log says {run.version!r})" if run.version else "")
+            v = parse_version(info.version)
         else:
             guess = infer_release(self._era_hints(run), candidate_releases(self.packs.packs[run.engine]))
             if run.version:
@@ -320,6 +327,10 @@ class Analyzer:
                     if idx is not None and idx.releases else "")
         if idx is not None:
             info.ladder_version = idx.pick_release(v)
+            if (info.version_source == "logged" and v is not None and info.ladder_version
+                    and idx.exact(str(v)) is None):  # never round a release silently
+                info.version_evidence = (f"{info.version_evidence}; {info.version} has no shipped ladder, so its "
+                                         f"rungs are those of {info.ladder_version}, the newest older release")
         return info
 
     # -- compiled architectures ----------------------------------------------------------

@@ -21,7 +21,8 @@ def _table(rows: list[list[str]]) -> list[str]:
 def _run(run: Run) -> list[str]:
     e = run.engine
     ver = e.version or "version unknown"
-    how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}"}.get(
+    how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}",
+           "given": f"given: {e.version_evidence}"}.get(
         e.version_source, "no version line, no era hint")
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
            f"  engine   {e.name} {ver} ({how})"]

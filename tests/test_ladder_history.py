@@ -126,3 +126,12 @@ def test_explain_rows_name_their_release_range():
     rows = group_rows([{"engine": "vllm", "ladder_version": v, "rung": 1} for v in ("0.30.0", "0.31.0", "0.33.0")]
                       + [{"engine": "vllm", "ladder_version": "0.32.0", "rung": 2}], PACKS)
     assert [(r["releases"], r["rung"]) for r in rows] == [("0.30.0\u20130.31.0", 1), ("0.33.0", 1), ("0.32.0", 2)]
+
+
+def test_composed_registries_get_roles_and_costs_from_their_family():
+    """0.15.0's select_fp8_moe_backend list is in no snapshot: its role and costs come from the
+    fp8 oracle's registries of the nearest snapshots, so a logged backend gets a cost class."""
+    lf = VLLM.ladders["0.15.0"]
+    reg = next(r for r in lf.registry if r.name == "moe:fp8:select_fp8_moe_backend.AVAILABLE_BACKENDS")
+    assert reg.role == "fp8 moe" and reg.cost.get("MARLIN") and reg.cost.get("TRITON")
+    assert "carried from 0.14.1" in lf.source

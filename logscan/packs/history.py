@@ -127,6 +127,16 @@ class LadderHistory:
         return out
 
 
+def _family(name: str) -> tuple[str, bool]:
+    """What a registry serves, read from its name: ``_POSSIBLE_FP8_KERNELS@scaled_mm`` -> the
+    name without the suffix; ``moe:fp8:select_fp8_moe_backend.X`` -> the oracle module (``fp8``),
+    with the gpt-oss and LoRA selectors kept apart (they serve other schemes)."""
+    if name.startswith("moe:"):
+        low = name.lower()
+        return name.split(":")[1], ("gpt_oss" in low or "lora" in low)
+    return name.split("@")[0], False
+
+
 def _facts_order(release: str, snapshots: dict[str, LadderFile]) -> list[LadderFile]:
     """Snapshots to take facts from for ``release``: the newest not newer first, then by distance."""
     v = Version(release)
@@ -141,8 +151,9 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
     Registry order: the base snapshot's order (its ``linear`` / ``moe`` registries replaced by
     this release's lists, dropped when absent here), then registries the base does not have.
     The base's if-chain and attention registries are carried over unchanged (not derived: the
-    ``source`` says so). A registry no snapshot knows gets its name as role and cost
-    ``unknown``. Raises ``KeyError`` for a release not in the history.
+    ``source`` says so). A registry no snapshot knows by name takes role, scheme and costs
+    from the nearest snapshot registry of the same family (``_family``); a rung with no cost
+    there takes its cost from a registry of the same role; otherwise ``unknown``. Raises ``KeyError`` for a release not in the history.
     """
     mine = {reg.name: (reg, plats) for reg, plats in history.at(release)}
     order = _facts_order(release, snapshots)
@@ -155,12 +166,19 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
 
     def make(name: str) -> Registry:
         reg, plats = mine[name]
-        ref = known.get(name)
+        ref = known.get(name) or next((r for lf in order for r in lf.registry
+                                       if r.kind == reg.kind and _family(r.name) == _family(name)), None)
         if ref is None:
             return Registry.model_construct(name=name, kind=reg.kind, role=name, scheme="", file=reg.file,
                                             platforms=plats, cost={}, aliases={}, quantization="",
                                             exhausted="", gates={})
-        return ref.model_copy(update={"platforms": plats, "file": reg.file or ref.file})
+        cost = dict(ref.cost)
+        for k in {k for v in plats.values() for k in v} - set(cost):
+            # a member this snapshot's list lacks: its cost in a registry of the same role elsewhere
+            c = next((r.cost[k] for lf in order for r in lf.registry if r.role == ref.role and k in r.cost), None)
+            if c is not None:
+                cost[k] = c
+        return ref.model_copy(update={"name": name, "platforms": plats, "file": reg.file or ref.file, "cost": cost})
 
     regs: list[Registry] = []
     used: set[str] = set()

@@ -1,0 +1,65 @@
+"""Rule ``versions`` against the template history (patterns/vllm/template-history.toml).
+
+The history holds the log templates that the vLLM rules' examples come from, read with
+``ast`` from every release 0.6.6 -> 0.33.0 (tools/template_history.py). A rule's ``versions``
+is an era hint: a release whose source prints the rule's template but which ``versions``
+excludes would be voted out by version inference. So every release that holds a rule's
+template must be inside its ``versions``. (The other direction is not checked: a rule's
+examples need not show every variant it recognises.)
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from logscan.packs.loader import default_packs
+from tests.conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("derive_templates", ROOT / "tools" / "derive_templates.py")
+dt = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("derive_templates", dt)
+_spec.loader.exec_module(dt)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+HIST = tomllib.loads((ROOT / "patterns" / "vllm" / "template-history.toml").read_text(encoding="utf-8"))
+RELS = HIST["releases"]
+IDX = {r: i for i, r in enumerate(RELS)}
+HELD = {t["text"]: [r for a, b in t["releases"] for r in RELS[IDX[a]: IDX[b] + 1]] for t in HIST["template"]}
+CANDS = [(t, dt.template_regex(t), dt.literal_chars(t)) for t in HELD]
+RULES = [cr.rule for cr in default_packs().packs["vllm"].rules]
+
+
+def test_history_covers_every_release_and_many_rules():
+    assert RELS[0] == "0.6.6" and RELS[-1] == "0.33.0" and len(RELS) == 56
+    with_template = [r for r in RULES if any(dt.best_templates(ex, CANDS) for ex in r.examples)]
+    assert len(with_template) >= 60
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.versions], ids=lambda r: r.id)
+def test_versions_cover_every_release_whose_source_holds_the_template(rule):
+    spec = SpecifierSet(rule.versions)
+    bad = {}
+    for ex in rule.examples:
+        for t in dt.best_templates(ex, CANDS):
+            out = [r for r in HELD[t] if Version(r) not in spec]
+            if out:
+                bad[t] = out
+    assert not bad, f"{rule.id} versions {rule.versions!r} excludes releases that print its template: {bad}"
+
+
+def test_template_regex_and_best_match():
+    rx = dt.template_regex("Using %s for {fmt} GEMM (100%%)")
+    assert rx.match("Using MarlinNvFp4LinearKernel for NVFP4 GEMM (100%)")
+    cands = [(t, dt.template_regex(t), dt.literal_chars(t)) for t in ("Using %s backend.", "Using Marlin backend.")]
+    assert dt.best_templates("Using Marlin backend.", cands) == ["Using Marlin backend."]
+    assert dt.best_templates("Using 'MARLIN' WNA16 MoE backend.", cands) == []  # too generic to say
+    assert set(dt.templates_of('logger.info_once("A %s", x)\nraise ValueError(f"B {y}")\nlog.warn("C")\n')) == {
+        ("info", "A %s"), ("raise", "B {y}"), ("warning", "C")}

@@ -45,13 +45,21 @@ def _refresh(*args):
 def test_new_release_is_derived_diffed_and_written(tmp_path):
     hist = tmp_path / "h.toml"
     shutil.copy(SHIPPED, hist)
+    shutil.copy(SHIPPED.with_name("template-history.toml"), tmp_path / "template-history.toml")
     rc, out = _refresh("vllm", "0.34.0", "--source", str(TREE), "--history", str(hist))
     assert rc == 0, out
-    assert "vllm 0.34.0 (added) vs 0.33.0: 4 changes" in out
+    assert "vllm 0.34.0 (added) vs 0.33.0: " in out
     assert "new kernel      NewShinyNvFp4LinearKernel" in out
     assert "added rung      _POSSIBLE_NVFP4_KERNELS [CUDA] NewShinyNvFp4LinearKernel (rung 1/14)" in out
     assert "removed rung    _POSSIBLE_NVFP4_KERNELS [CUDA] EmulationNvFp4LinearKernel (was rung 13/14)" in out
     assert "reordered       _POSSIBLE_FP8_KERNELS [CUDA]" in out
+    # the tree prints one of 0.33.0's rule templates and none of the others
+    assert "gone template   'Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 MoE'" not in out
+    assert "gone template   'Using FlashAttention version %s'" in out
+    tmpl = lh.load(tmp_path / "template-history.toml")
+    assert tmpl["releases"][-1] == "0.34.0"
+    kept = next(t for t in tmpl["template"] if t["text"].startswith("Using MarlinExperts (weight-only FP4) for AutoRound"))
+    assert kept["releases"][-1][1] == "0.34.0"
     new = lh.expand(lh.load(hist))
     old = lh.expand(lh.load(SHIPPED))
     assert list(new)[-1] == "0.34.0" and len(new) == len(old) + 1

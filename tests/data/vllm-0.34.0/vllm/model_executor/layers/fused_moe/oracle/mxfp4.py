@@ -19,3 +19,7 @@ def _get_priority_backends(config: FusedMoEConfig):
 def select_deepseek_v4_mxfp4_moe_backend(config: FusedMoEConfig):
     if current_platform.is_rocm() and config.routing_method == RoutingMethodType.DeepseekV4:
         priority_backends = [SynthMoeBackend.AITER_MXFP4_BF16, SynthMoeBackend.TRITON_UNFUSED]
+
+
+def log_choice():
+    logger.info("Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 MoE")

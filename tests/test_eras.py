@@ -73,7 +73,7 @@ def test_era_ladder_rung_and_cost(case):
 def test_inferred_release_says_from_what():
     run = _run("synthetic-era-0.7.log")
     ev = run.engine.version_evidence
-    assert "releases 0.6.6 .. 0.7.3 fit" in ev  # every release of the history is a candidate
+    assert "releases 0.7.0 .. 0.7.3 fit" in ev  # 0.7.0 first prints "Automatically detected platform"
     assert "line format vllm-legacy" in ev and "process-vllmworkerprocess" in ev
 
 

@@ -63,3 +63,31 @@ def test_template_regex_and_best_match():
     assert dt.best_templates("Using 'MARLIN' WNA16 MoE backend.", cands) == []  # too generic to say
     assert set(dt.templates_of('logger.info_once("A %s", x)\nraise ValueError(f"B {y}")\nlog.warn("C")\n')) == {
         ("info", "A %s"), ("raise", "B {y}"), ("warning", "C")}
+
+
+def test_a_line_sentence_narrows_the_era_to_the_releases_that_print_it():
+    """No version line: the sentence 'Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 MoE'
+    is printed by 0.27.0+ only; the era says so and names the template."""
+    from logscan.pipeline import Pipeline
+
+    pipe = Pipeline(source="mem")
+    runs = []
+    lines = ["INFO 05-11 08:00:02 [x.py:1] Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 MoE"]
+    for i, text in enumerate(lines, 1):
+        runs += [r for _, r in pipe.feed(i, text) if r is not None]
+    runs += [r for _, r in pipe.close() if r is not None]
+    (run,) = runs
+    ev = run.engine.version_evidence
+    assert "template 'Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 Mo' (in 0.27.0 .. 0.33.0)" in ev
+    assert ev.startswith("releases 0.27.0 .. 0.33.0 fit")
+
+
+def test_releases_outside_the_history_stay_allowed():
+    from logscan.analysis.template_era import TemplateHistory
+
+    th = TemplateHistory.from_doc({"releases": ["0.6.6", "0.7.0"], "template": [
+        {"text": "Using %s for CompressedTensorsW8A8Int8", "level": "info", "releases": [["0.7.0", "0.7.0"]]}]})
+    text, held = th.best("Using TritonScaledMMLinearKernel for CompressedTensorsW8A8Int8")
+    assert held == {"0.7.0"}
+    assert th.allowed(held, ["0.5.5", "0.6.6", "0.7.0", "0.34.0"]) == {"0.5.5", "0.7.0", "0.34.0"}
+    assert th.best("Using X for Y") is None

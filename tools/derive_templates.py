@@ -7,7 +7,7 @@ A template is the format string of a logging call (``logger.info("Using %s for %
 (``raise ValueError("...")``). f-string fields become ``{expr}``; ``%``-formats stay as written;
 ``"...".format(...)`` keeps its ``{}`` fields. Nothing is imported or executed.
 
-``template_regex`` turns a template into an anchored regex (literal text escaped, each field a
+``template_regex`` (shared with ``logscan/analysis/template_era.py``) turns a template into an anchored regex (literal text escaped, each field a
 lazy wildcard), used to ask which templates a logged line (or a rule's example) came from.
 """
 from __future__ import annotations
@@ -15,14 +15,14 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+import sys
 from typing import Iterator, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from logscan.analysis.template_era import FIELD, literal_chars, template_regex  # noqa: E402,F401
 
 LEVELS = {"debug", "info", "warning", "warn", "error", "exception", "critical",
           "debug_once", "info_once", "warning_once", "error_once"}
-#: fields of a template: %-formats, {}-fields (f-strings and str.format)
-FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[sdrfiegxXc]|\{[^{}]*\}")
-
-
 def _text(node: ast.AST) -> Optional[str]:
     """The format string of a call's first argument, or None when it is not literal enough."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -76,22 +76,6 @@ def release_templates(tree: Path, package: str = "vllm") -> dict[str, str]:
         for level, t in templates_of(f.read_text(encoding="utf-8", errors="replace")):
             out.setdefault(t, level)
     return out
-
-
-def literal_chars(template: str) -> int:
-    """How many characters of ``template`` are literal text (not fields)."""
-    return len(FIELD.sub("", template).strip())
-
-
-def template_regex(template: str) -> re.Pattern:
-    """``Using %s for %s`` -> ``^Using (.+?) for (.+?)$`` (literal text escaped; ``{{`` is ``{``)."""
-    out, pos = [], 0
-    for m in FIELD.finditer(template):
-        out.append(re.escape(template[pos:m.start()].replace("{{", "{").replace("}}", "}")))
-        out.append("(.+?)" if m.group(0) != "%%" else "%")
-        pos = m.end()
-    out.append(re.escape(template[pos:].replace("{{", "{").replace("}}", "}")))
-    return re.compile("^" + "".join(out).strip() + "$", re.S)
 
 
 def best_templates(example: str, templates: list[tuple[str, re.Pattern, int]], min_ratio: float = 0.5) -> list[str]:

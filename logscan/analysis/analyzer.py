@@ -277,6 +277,7 @@ class Analyzer:
             for pf in pack.prefixes + pack.processes:
                 if pf.versions is not None and self.prefix_formats.get(pf.spec.id):
                     hints.append(EraHint.from_spec(f"line format {pf.spec.id} ({pf.spec.versions})", pf.versions))
+        hints += self._template_hints(run)
         idx = self.ladders.get(run.engine)
         if idx is not None:
             seen: set[str] = set()
@@ -294,6 +295,33 @@ class Analyzer:
                     span = lo if lo == hi else f"{lo} .. {hi}"
                     hints.append(EraHint.from_releases(f"kernel class {kernel} (on the ladders of {span})",
                                                        frozenset(rels)))
+        return hints
+
+    def _template_hints(self, run: _RunState) -> list[EraHint]:
+        """Era hints from the template history: the releases whose source prints a line's sentence."""
+        pack = self.packs.packs[run.engine]
+        key = f"template-history:{run.engine}"
+        if key not in self.packs.derived:
+            from ..packs.loader import _read_toml
+            from .template_era import load
+
+            self.packs.derived[key] = load(pack.path, _read_toml)
+        th = self.packs.derived[key]
+        if th is None:
+            return []
+        cands = candidate_releases(pack)
+        hints, seen = [], set()
+        for ev in run.events:
+            got = th.best(ev.message)
+            if got is None or got[0] in seen:
+                continue
+            seen.add(got[0])
+            allowed = th.allowed(got[1], cands)
+            if set(cands) <= allowed:  # printed by every candidate release: no era evidence
+                continue
+            rels = sorted(got[1], key=Version)
+            span = rels[0] if len(rels) == 1 else f"{rels[0]} .. {rels[-1]}"
+            hints.append(EraHint.from_releases(f"template {got[0][:60]!r} (in {span})", allowed))
         return hints
 
     def _engine_info(self, run: _RunState) -> EngineInfo:

@@ -59,21 +59,36 @@ class LadderIndex:
         #: normalised kernel class name (or its logged alias) -> releases whose ladders hold it
         self._class_releases: dict[str, set[str]] = {}
         aliases: dict[str, list[str]] = {}
-        for rel, ladder in snapshots.items():
-            for cls, k in ladder.kernel.items():
-                aliases.setdefault(cls, list(k.aliases))
-                for name in [cls, *k.aliases]:
-                    self._class_releases.setdefault(norm(name), set()).add(rel)
+        snap_order = sorted(snapshots, key=Version)
+        # a release between two snapshots may hold a class either holds: only the snapshots
+        # were read for kernel tables, so neither neighbour's evidence excludes it
+        between: dict[str, set[str]] = {s: {s} for s in snap_order}
+        for rel in self.releases:
+            if rel in between:
+                continue
+            lo = [x for x in snap_order if Version(x) < Version(rel)]
+            hi = [x for x in snap_order if Version(x) > Version(rel)]
+            for s in (lo[-1:] + hi[:1]):
+                between[s].add(rel)
+        exact: dict[str, list[tuple[str, list[str]]]] = {}  # linear class -> (first, last) spans
         if self.history is not None:  # linear rungs are classes; MoE rungs are enum members
             rels = self.history.releases
             for reg in self.history.file.registry:
-                if reg.kind != "linear":
-                    continue
-                for o in reg.orderings:
-                    span = rels[self.history.index[o.first]: self.history.index[o.last] + 1]
-                    for cls in o.rungs:
-                        for name in [cls, *aliases.get(cls, ())]:
-                            self._class_releases.setdefault(norm(name), set()).update(span)
+                if reg.kind == "linear":
+                    for o in reg.orderings:
+                        span = rels[self.history.index[o.first]: self.history.index[o.last] + 1]
+                        for cls in o.rungs:
+                            exact.setdefault(cls, []).append(span)
+        for rel, ladder in snapshots.items():
+            for cls, k in ladder.kernel.items():
+                aliases.setdefault(cls, list(k.aliases))
+                held = {rel} if cls in exact else between[rel]
+                for name in [cls, *k.aliases]:
+                    self._class_releases.setdefault(norm(name), set()).update(held)
+        for cls, spans in exact.items():
+            for name in [cls, *aliases.get(cls, ())]:
+                for span in spans:
+                    self._class_releases.setdefault(norm(name), set()).update(span)
 
     def releases_holding_class(self, name: str) -> set[str]:
         """Shipped releases whose ladders define the kernel class ``name`` (exact, case/punctuation-insensitive).
@@ -155,21 +170,23 @@ class LadderIndex:
         ``chosen`` is left out, and so is everything when all releases agree. A release whose
         ladders do not hold the name is skipped.
         """
-        groups: list[tuple[tuple[str, int, int], list[str]]] = []
+        groups: list[tuple[tuple, list[str]]] = []
         for rel in sorted((r for r in releases if r in self.pack.ladders), key=Version):
             p = self.place(rel, name, hint, platform, quantization)
             if p is None:
                 continue
-            key = (p.position.registry, p.position.rung, p.position.rungs)
+            # a registry not derived from source is known only at snapshots: group by the one read
+            read = p.position.holds_in.partition(" (as read in ")[2].rstrip(")") if p.position.holds_in else ""
+            key = (p.position.registry, p.position.rung, p.position.rungs, read)
             if groups and groups[-1][0] == key:
                 groups[-1][1].append(rel)
             else:
                 groups.append((key, [rel]))
-        mine = (chosen.position.registry, chosen.position.rung, chosen.position.rungs)
-        if len({k for k, _ in groups}) < 2:
+        if len({k[:3] for k, _ in groups}) < 2:
             return []
-        return [RungElsewhere(releases=release_span(rs[0], rs[-1]), rung=k[1], rungs=k[2], registry=k[0])
-                for k, rs in groups if not (k == mine and chosen.position.ladder_version in rs)]
+        return [RungElsewhere(releases=release_span(rs[0], rs[-1]) + (f" (as read in {k[3]})" if k[3] else ""),
+                              rung=k[1], rungs=k[2], registry=k[0])
+                for k, rs in groups if chosen.position.ladder_version not in rs]
 
     def is_composed(self, release: str) -> bool:
         """True when ``release``'s ladder is composed from the history (its if-chain and

@@ -472,19 +472,11 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
 
 
 def _engine_releases(packs, text: str, engine: str | None = None) -> dict[str, str]:
-    """``--engine-version [ENGINE=]V`` -> engine -> shipped release; a UsageError (exit 2) naming
-    the nearest shipped releases when V is not shipped (see logscan/analysis/releases.py)."""
-    from .analysis.releases import ReleaseError, engines_with, resolve_release
+    """``--engine-version [ENGINE=]V`` -> engine -> shipped release, or exit 2 naming the nearest."""
+    from .analysis.releases import ReleaseError, parse_engine_version
 
-    if "=" in text:
-        engine, text = (x.strip() for x in text.split("=", 1))
     try:
-        if engine:
-            return {engine.lower(): resolve_release(packs, engine.lower(), text)}
-        got = engines_with(packs, text)
-        if not got:
-            resolve_release(packs, "vllm" if "vllm" in packs.packs else next(iter(packs.packs)), text)
-        return got
+        return parse_engine_version(packs, text, engine)
     except ReleaseError as exc:
         raise click.UsageError(str(exc)) from None
 

@@ -298,31 +298,11 @@ class Analyzer:
         return hints
 
     def _template_hints(self, run: _RunState) -> list[EraHint]:
-        """Era hints from the template history: the releases whose source prints a line's sentence."""
-        pack = self.packs.packs[run.engine]
-        key = f"template-history:{run.engine}"
-        if key not in self.packs.derived:
-            from ..packs.loader import _read_toml
-            from .template_era import load
+        """Era hints from the template history (see ``template_era.template_hints``)."""
+        from .template_era import template_hints
 
-            self.packs.derived[key] = load(pack.path, _read_toml)
-        th = self.packs.derived[key]
-        if th is None:
-            return []
-        cands = candidate_releases(pack)
-        hints, seen = [], set()
-        for ev in run.events:
-            got = th.best(ev.message)
-            if got is None or got[0] in seen:
-                continue
-            seen.add(got[0])
-            allowed = th.allowed(got[1], cands)
-            if set(cands) <= allowed:  # printed by every candidate release: no era evidence
-                continue
-            rels = sorted(got[1], key=Version)
-            span = rels[0] if len(rels) == 1 else f"{rels[0]} .. {rels[-1]}"
-            hints.append(EraHint.from_releases(f"template {got[0][:60]!r} (in {span})", allowed))
-        return hints
+        pack = self.packs.packs[run.engine]
+        return template_hints(self.packs, pack, [ev.message for ev in run.events], candidate_releases(pack))
 
     def _engine_info(self, run: _RunState) -> EngineInfo:
         idx = self.ladders.get(run.engine)

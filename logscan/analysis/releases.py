@@ -53,6 +53,22 @@ def engines_with(packs: PackSet, text: str) -> dict[str, str]:
     return out
 
 
+def parse_engine_version(packs: PackSet, text: str, engine: Optional[str] = None) -> dict[str, str]:
+    """``--engine-version [ENGINE=]V`` -> engine -> shipped release.
+
+    Without an engine, every engine that ships ``V``; raises ``ReleaseError`` (naming vLLM's
+    nearest releases, or the given engine's) when none does.
+    """
+    if "=" in text:
+        engine, text = (x.strip() for x in text.split("=", 1))
+    if engine:
+        return {engine.lower(): resolve_release(packs, engine.lower(), text)}
+    got = engines_with(packs, text)
+    if not got:
+        resolve_release(packs, "vllm" if "vllm" in packs.packs else next(iter(packs.packs)), text)
+    return got
+
+
 def pinned(packs: PackSet, engine: str, release: str) -> PackSet:
     """A view of ``packs`` whose ``engine`` holds only its ladders up to ``release`` (for matrix)."""
     pack = packs.packs[engine]

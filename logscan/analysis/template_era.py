@@ -16,6 +16,8 @@ from typing import Optional
 
 from packaging.version import Version
 
+from .era import EraHint
+
 #: fields of a template: ``%%``, %-formats, ``{}`` fields (f-strings, str.format)
 FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[sdrfiegxXc]|\{[^{}]*\}")
 
@@ -81,3 +83,30 @@ def load(folder: Path, read_toml) -> Optional[TemplateHistory]:
     if not path.is_file():
         return None
     return TemplateHistory.from_doc(read_toml(path))
+
+
+def template_hints(packs, pack, messages: list[str], candidates: list[str]) -> list[EraHint]:
+    """Era hints of a run's recognised ``messages``: one per distinct template that narrows the
+    era (``candidates`` are the releases inference may pick). The pack's history is loaded
+    once per process into ``packs.derived``."""
+    key = f"template-history:{pack.engine}"
+    if key not in packs.derived:
+        from ..packs.loader import _read_toml
+
+        packs.derived[key] = load(pack.path, _read_toml)
+    th = packs.derived[key]
+    if th is None:
+        return []
+    hints, seen = [], set()
+    for msg in messages:
+        got = th.best(msg)
+        if got is None or got[0] in seen:
+            continue
+        seen.add(got[0])
+        allowed = th.allowed(got[1], candidates)
+        if set(candidates) <= allowed:  # printed by every candidate release: no era evidence
+            continue
+        rels = sorted(got[1], key=Version)
+        span = rels[0] if len(rels) == 1 else f"{rels[0]} .. {rels[-1]}"
+        hints.append(EraHint.from_releases(f"template {got[0][:60]!r} (in {span})", allowed))
+    return hints

@@ -91,3 +91,34 @@ def test_releases_outside_the_history_stay_allowed():
     assert held == {"0.7.0"}
     assert th.allowed(held, ["0.5.5", "0.6.6", "0.7.0", "0.34.0"]) == {"0.5.5", "0.7.0", "0.34.0"}
     assert th.best("Using X for Y") is None
+
+
+def _engine_data(engine):
+    path = ROOT / "patterns" / engine / "template-history.toml"
+    if not path.is_file():
+        return None
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    rels = doc["releases"]
+    idx = {r: i for i, r in enumerate(rels)}
+    held = {t["text"]: [r for a, b in t["releases"] for r in rels[idx[a]: idx[b] + 1]] for t in doc["template"]}
+    return rels, held, [(t, dt.template_regex(t), dt.literal_chars(t)) for t in held]
+
+
+SGLANG = _engine_data("sglang")
+SGLANG_RULES = [cr.rule for cr in default_packs().packs["sglang"].rules] if SGLANG else []
+
+
+def test_sglang_history_covers_every_release_from_0_3():
+    assert SGLANG is not None, "patterns/sglang/template-history.toml is shipped"
+    rels = SGLANG[0]
+    assert rels[0].startswith("0.3") and rels[-1] == "0.5.23" and len(rels) >= 100
+
+
+@pytest.mark.parametrize("rule", [r for r in SGLANG_RULES if r.versions], ids=lambda r: r.id)
+def test_sglang_versions_cover_every_release_whose_source_holds_the_template(rule):
+    _, held, cands = SGLANG
+    spec = SpecifierSet(rule.versions)
+    bad = {t: [r for r in held[t] if Version(r) not in spec]
+           for ex in rule.examples for t in dt.best_templates(ex, cands)}
+    bad = {t: v for t, v in bad.items() if v}
+    assert not bad, f"{rule.id} versions {rule.versions!r} excludes releases that print its template: {bad}"

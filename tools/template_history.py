@@ -65,7 +65,7 @@ def dumps(engine: str, releases: list[str], templates: dict[str, dict]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("engine", choices=["vllm"])
+    ap.add_argument("engine", choices=["vllm", "sglang"])
     ap.add_argument("--from-dir", type=Path, required=True)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)

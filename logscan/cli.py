@@ -143,8 +143,12 @@ def _failed(report: Report, fail_on: set[str]) -> list[str]:
 @click.option("--unexplained", "only_unexplained", is_flag=True,
               help="Print only the kernel-relevant lines that gave no selection or finding, one per line "
                    "(SOURCE:LINE<TAB>message): input for writing rules.")
+@click.option("--engine-version", default=None, metavar="[ENGINE=]V",
+              help="The engine release of runs whose log prints none (a shipped release, e.g. 0.31.0 or "
+                   "vllm=0.31.0); an unknown release is refused (exit 2) with the nearest ones named.")
 def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | None,
-         gpu: str | None, cuda: str | None, only_unexplained: bool = False) -> None:
+         gpu: str | None, cuda: str | None, only_unexplained: bool = False,
+         engine_version: str | None = None) -> None:
     """Scan log files (or - for stdin; .gz read transparently) and report kernels and findings.
 
     Ctrl-C (SIGINT) or SIGTERM stops the read: the report of what was read is printed, marked
@@ -168,8 +172,9 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan scan -'")
     _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
+    pins = _engine_releases(packs, engine_version) if engine_version else None
     interrupt.install()
-    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
+    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda, engine_version=pins)
     if only_unexplained:
         for run in report.runs:
             for u in run.unexplained:
@@ -597,6 +602,16 @@ def _scheme_for(scheme: str, scales: str | None, moe: bool | None) -> str:
     return sid
 
 
+def _engine_releases(packs, text: str, engine: str | None = None) -> dict[str, str]:
+    """``--engine-version [ENGINE=]V`` -> engine -> shipped release, or exit 2 naming the nearest."""
+    from .analysis.releases import ReleaseError, parse_engine_version
+
+    try:
+        return parse_engine_version(packs, text, engine)
+    except ReleaseError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 def _machine_options(f):
     opts = [
         click.option("--platform", default="cuda", show_default=True, type=click.Choice(["cuda", "rocm", "xpu", "cpu"], case_sensitive=False)),
@@ -629,7 +644,8 @@ def _machine_options(f):
 @click.argument("engine")
 @click.argument("scheme")
 @_machine_options
-@click.option("--engine-version", default=None, metavar="V", help="Engine release whose shipped ladder to walk (default newest).")
+@click.option("--engine-version", default=None, metavar="V",
+              help="Engine release whose ladder to walk (default newest); an unshipped one is refused (exit 2).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engine_version, fmt, gate_source, **ckpt):
     """Walk ENGINE's ladder for SCHEME on a described machine: each rung passes, fails or unknown.
@@ -645,8 +661,11 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
 
     m = _machine(platform, gpu, cuda, with_, builds, env, torch, **ckpt)
     scheme = _scheme_for(scheme, ckpt.get("scales"), ckpt.get("moe"))
+    packs = default_packs()
+    if engine_version and engine.lower() in packs.packs:
+        engine_version = _engine_releases(packs, engine_version, engine.lower())[engine.lower()]
     try:
-        w = walk(default_packs(), engine.lower(), scheme, m, engine_version)
+        w = walk(packs, engine.lower(), scheme, m, engine_version)
     except SchemeError as exc:
         raise click.UsageError(str(exc))
     click.echo(w.model_dump_json(indent=2) + "\n" if fmt == "json" else render_walk(w, gate_source), nl=False)
@@ -654,18 +673,29 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
 
 @cli.command()
 @click.argument("kernel")
+@click.option("--engine-version", default=None, metavar="[ENGINE=]V",
+              help="Only this shipped release (e.g. 0.31.0, vllm=0.31.0); an unshipped one is refused (exit 2).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def explain(kernel, fmt):
-    """Every shipped ladder holding KERNEL: engine, release, registry, rung k/n, cost class, gate."""
+def explain(kernel, engine_version, fmt):
+    """Every shipped ladder holding KERNEL: engine, releases, registry, rung k/n, cost class, gate.
+
+    Consecutive releases that agree are one row, named by their release range."""
     from .analysis.predict import explain as _explain
     from .formats.ladder import render_explain
 
     if not kernel.strip():
         raise click.BadParameter("give a kernel class or backend name, e.g. MarlinNvFp4LinearKernel",
                                  param_hint="KERNEL")
-    rows = _explain(default_packs(), kernel.strip())
+    from .analysis.releases import group_rows
+
+    packs = default_packs()
+    rows = _explain(packs, kernel.strip())
+    if engine_version:
+        pins = _engine_releases(packs, engine_version)
+        rows = [r for r in rows if pins.get(r.get("engine")) == r.get("ladder_version")]
+    rows = group_rows(rows, packs)
     click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
-               else render_explain(kernel, rows), nl=False)
+               else render_explain(kernel, [dict(r, ladder_version=r["releases"]) for r in rows]), nl=False)
     if not rows:  # an unknown name is not an answer: a script must not read it as one
         sys.exit(2)
 
@@ -673,8 +703,10 @@ def explain(kernel, fmt):
 @cli.command()
 @click.argument("scheme")
 @_machine_options
+@click.option("--engine-version", "engine_versions", multiple=True, metavar="ENGINE=V",
+              help="Use this shipped release of ENGINE (repeatable, e.g. vllm=0.31.0); unshipped: exit 2.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt, gate_source, **ckpt):
+def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, engine_versions, fmt, gate_source, **ckpt):
     """One row per engine (vLLM, SGLang, TensorRT-LLM, llama.cpp, TGI, LMDeploy, MLC-LLM): what would execute SCHEME on the machine.
 
     \b
@@ -686,10 +718,16 @@ def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, fmt, gate_sou
     from .analysis.predict import matrix as _matrix
     from .formats.ladder import render_matrix
 
+    from .analysis.releases import pinned
+
     m = _machine(platform, gpu, cuda, with_, builds, env, torch, **ckpt)
     scheme = _scheme_for(scheme, ckpt.get("scales"), ckpt.get("moe"))
+    packs = default_packs()
+    for ev in engine_versions:
+        for eng, rel in _engine_releases(packs, ev).items():
+            packs = pinned(packs, eng, rel)
     try:
-        mx = _matrix(default_packs(), scheme, m)
+        mx = _matrix(packs, scheme, m)
     except SchemeError as exc:
         raise click.UsageError(str(exc))
     if fmt == "json":

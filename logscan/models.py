@@ -81,6 +81,15 @@ class Event(BaseModel):
     level: Optional[str] = None
 
 
+class RungElsewhere(BaseModel):
+    """The kernel's rung in other releases of the inferred range, when they disagree."""
+
+    releases: str  #: release range, e.g. ``0.26.0–0.29.0``
+    rung: int
+    rungs: int
+    registry: str
+
+
 class LadderPosition(BaseModel):
     """Where a kernel sits on the ordered fallback ladder (registry) of its engine release."""
 
@@ -96,6 +105,10 @@ class LadderPosition(BaseModel):
     stopped_by: dict[str, str] = Field(default_factory=dict)  #: skipped rung -> its gate in words
     min_capability: Optional[int] = None
     gate: Optional[str] = None
+    #: the releases in which this list (registry, platform) is the one placed on, e.g. ``0.30.0–0.33.0``
+    holds_in: Optional[str] = None
+    #: other placements where releases of an inferred version range disagree (same fields)
+    elsewhere: list[RungElsewhere] = Field(default_factory=list)
 
 
 class Selection(BaseModel):
@@ -182,7 +195,8 @@ class EngineInfo(BaseModel):
     #: the pack whose rules and ladders read the run (equal to ``name`` unless ``unknown``)
     read_with: Optional[str] = None
     version: Optional[str] = None
-    version_source: str = "unknown"  #: ``logged`` (with line) or ``inferred`` (with reason) or ``unknown``
+    #: ``logged`` (with line), ``inferred`` (with reason), ``given`` (``--engine-version``) or ``unknown``
+    version_source: str = "unknown"
     version_evidence: Optional[str] = None
     ladder_version: Optional[str] = None  #: the shipped ladder release used for rung positions
     platform: Optional[str] = None

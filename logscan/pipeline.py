@@ -60,7 +60,8 @@ class Pipeline:
     """
 
     def __init__(self, packs: Optional[PackSet] = None, source: str = "<stdin>",
-                 gpu: Optional[str] = None, cuda: Optional[str] = None):
+                 gpu: Optional[str] = None, cuda: Optional[str] = None,
+                 engine_version: Optional[dict[str, str]] = None):
         self.packs = packs or default_packs()
         self.source = source
         self.parser = PrefixParser(self.packs)
@@ -68,7 +69,7 @@ class Pipeline:
         #: line formats seen on lines the matcher's keyword prefilter took (the era hint). Only
         #: those count, so that skipping keyword-free lines never changes the analysis.
         self.formats: dict[str, int] = {}
-        self.analyzer = Analyzer(self.packs, self.formats, gpu=gpu, cuda=cuda)
+        self.analyzer = Analyzer(self.packs, self.formats, gpu=gpu, cuda=cuda, engine_version=engine_version)
         #: events of the open run with their engine hints, for checkpoint(); only appended to
         self._open: list[tuple[Event, tuple]] = []
         #: lines given up because parsing or analysing them raised (see ``feed``), and the first reason
@@ -180,11 +181,13 @@ class Pipeline:
 
 
 def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional[str] = None,
-                cuda: Optional[str] = None, prefilter: Optional[str] = None) -> Report:
+                cuda: Optional[str] = None, prefilter: Optional[str] = None,
+                engine_version: Optional[dict[str, str]] = None) -> Report:
     """Scan each input (a path or ``-``) and return one report.
 
     ``gpu`` (``sm90``, ``H100``) and ``cuda`` (``12.8``) describe the machine when the log
-    does not; they only feed inferences, which stay marked ``observed=False``.
+    does not; they only feed inferences, which stay marked ``observed=False``. ``engine_version``
+    (engine -> shipped release, ``--engine-version``) is the release of runs that log none.
 
     An input that cannot be opened does not stop the others: its ``InputStats.error`` says why
     (the CLI turns that into exit status 2). After SIGINT/SIGTERM (``sources/interrupt.py``,
@@ -205,7 +208,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
         except InputError as exc:
             stats.error = safe_text(str(exc))
             continue
-        pipe = Pipeline(packs, source=safe_text(name), gpu=gpu, cuda=cuda)
+        pipe = Pipeline(packs, source=safe_text(name), gpu=gpu, cuda=cuda, engine_version=engine_version)
         try:
             items: list = []
             reader = LineReader(fh, stats, pf)

@@ -161,3 +161,23 @@ def test_cli_exit_status(tree, tmp_path, capsys):
     empty.mkdir(parents=True)
     assert dl.main([str(empty)]) == 2
     assert "no vllm/__init__.py" in capsys.readouterr().err
+
+
+def test_conditional_platform_key_spells_the_condition(tmp_path):
+    """``if is_rocm() and config.routing_method == X:`` keys its list ``when ROCm and cfg.routing_method == X``
+    (the shipped 0.26.0+ DeepSeek-V4 MXFP4 registry); ``not is_rocm()`` and ``or`` key nothing."""
+    _write(tmp_path, "vllm/__init__.py", "")
+    _write(tmp_path, "vllm/model_executor/layers/fused_moe/oracle/mxfp4.py", """
+        def select_v4_backend(config: FusedMoEConfig):
+            if current_platform.is_rocm() and config.routing_method == RoutingMethodType.DeepseekV4:
+                priority_backends = [Mxfp4MoeBackend.AITER_MXFP4_BF16, Mxfp4MoeBackend.TRITON_UNFUSED]
+            if not current_platform.is_rocm():
+                other_backends = [Mxfp4MoeBackend.TRITON]
+            if current_platform.is_xpu():
+                xpu_backends = [Mxfp4MoeBackend.XPU]
+    """)
+    got = {d.name: d.platforms for d in dl.derive(tmp_path)}
+    assert got["moe:mxfp4:select_v4_backend.priority_backends"] == {
+        "when ROCm and cfg.routing_method == RoutingMethodType.DeepseekV4": ["AITER_MXFP4_BF16", "TRITON_UNFUSED"]}
+    assert got["moe:mxfp4:select_v4_backend.other_backends"] == {"ANY": ["TRITON"]}
+    assert got["moe:mxfp4:select_v4_backend.xpu_backends"] == {"XPU": ["XPU"]}

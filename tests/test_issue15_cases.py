@@ -90,7 +90,7 @@ def test_9_explain_knows_what_scan_prints():
         r = run("explain", name)
         assert r.exit_code == 0 and "on no shipped ladder" not in r.output
     rows = json.loads(run("explain", "flashinfer-cutlass", "--format", "json").output)["ladders"]
-    assert any(x["ladder_version"] == "0.33.0" and x["registry"] == "_POSSIBLE_NVFP4_KERNELS"
+    assert any(x["last_version"] == "0.33.0" and x["registry"] == "_POSSIBLE_NVFP4_KERNELS"
                and (x["rung"], x["rungs"]) == (2, 14) for x in rows)
     assert run("explain", "NoSuchKernelAnywhere").exit_code == 2
 

@@ -114,10 +114,13 @@ def test_same_marlin_backend_differs_by_scheme():
 
 
 def test_release_between_shipped_ladders_uses_the_next_one_when_the_older_lacks_the_registry():
-    """vLLM 0.10.1 logs the gpt-oss if-chain, which 0.9.2 (the older shipped ladder) lacks."""
+    """vLLM 0.10.1 logs the gpt-oss if-chain, which 0.9.2 (the older detailed snapshot) lacks.
+
+    0.10.1.1's own linear / MoE lists are shipped (the history), so its ladder is 0.10.1.1;
+    if-chains are not derived, so the next snapshot that holds one is used, and said so."""
     run = scan_lines("0.10.1.1", "Using Marlin backend")
     s = run.selections[0]
-    assert run.engine.ladder_version == "0.9.2"
+    assert run.engine.ladder_version == "0.10.1.1"
     assert (s.ladder.ladder_version, s.ladder.registry) == ("0.10.2", "ifchain:mxfp4:get_mxfp4_backend")
     assert s.reasoning.startswith("placed on the next shipped ladder, vLLM 0.10.2")
 

@@ -6,8 +6,8 @@ imported, so no GPU, CUDA or torch is needed. What it reads (vLLM 0.6.6 -> 0.33.
 
 - linear registries: module-level ``_POSSIBLE_*KERNELS`` dicts (``{PlatformEnum.CUDA: [...]}``)
   and lists (platform ``ANY``) in ``vllm/model_executor/kernels/linear/__init__.py`` (0.18+)
-  and ``vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}/__init__.py``
-  (older; a name defined in both files gets the suffix ``@mixed_precision`` / ``@scaled_mm``);
+  ``vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}/__init__.py``
+  (older) and ``.../quantization/kernels/__init__.py`` (0.6.6; a name defined in both files gets the suffix ``@mixed_precision`` / ``@scaled_mm``);
 - MoE priority lists: in ``vllm/model_executor/layers/fused_moe/oracle/*.py``, every list or
   tuple of backend-enum members (``Fp8MoeBackend.TRITON``) assigned to a name or returned,
   named ``moe:<module>:<function>.<variable|return>`` (``<module>`` at module level), and keyed
@@ -45,6 +45,7 @@ else:  # pragma: no cover
 
 LINEAR_FILES = {
     "vllm/model_executor/kernels/linear/__init__.py": "",
+    "vllm/model_executor/layers/quantization/kernels/__init__.py": "",  # 0.6.6 -> 0.7.0
     "vllm/model_executor/layers/quantization/kernels/mixed_precision/__init__.py": "mixed_precision",
     "vllm/model_executor/layers/quantization/kernels/scaled_mm/__init__.py": "scaled_mm",
 }
@@ -54,6 +55,18 @@ MODULE_LIST = re.compile(r"(?i)supported|available|priorit")
 NOT_A_LADDER = re.compile(r"(?i)unsupported|exclu|skip|disabled|incompatible|blocked")
 PLATFORM_TESTS = {"is_cuda": "CUDA", "is_cuda_alike": "CUDA", "is_rocm": "ROCM", "is_xpu": "XPU",
                   "is_cpu": "CPU", "is_tpu": "TPU"}
+#: how a conditional platform key names its platform ("when ROCm and cfg.routing_method == ...")
+PLATFORM_TITLE = {"CUDA": "CUDA", "ROCM": "ROCm", "XPU": "XPU", "CPU": "CPU", "TPU": "TPU"}
+
+
+class _CfgName(ast.NodeTransformer):
+    """Spell the selection function's config parameter ``cfg``, as the ladder gates do."""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def visit_Name(self, node):  # noqa: N802 - ast API
+        return ast.copy_location(ast.Name("cfg", node.ctx), node) if node.id in self.names else node
 
 
 class DeriveError(Exception):
@@ -176,6 +189,7 @@ class _MoeVisitor(ast.NodeVisitor):
     def __init__(self, module: str, rel: str):
         self.module, self.rel = module, rel
         self.func: list[str] = []
+        self.cfg_args: list[set[str]] = []  #: per function: parameters annotated ``...Config``
         self.plat: list[str] = []
         self.found: dict[str, Derived] = {}
 
@@ -187,17 +201,40 @@ class _MoeVisitor(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node):  # noqa: N802 - ast API
         self.func.append(node.name)
+        self.cfg_args.append({a.arg for a in node.args.args + node.args.kwonlyargs
+                              if a.annotation is not None and ast.unparse(a.annotation).endswith("Config")})
         self.generic_visit(node)
+        self.cfg_args.pop()
         self.func.pop()
+
+    def _platform_of(self, test: ast.AST) -> Optional[str]:
+        """``current_platform.is_rocm()`` -> ``ROCM``; ``is_rocm() and <more>`` -> ``when ROCm and <more>``.
+
+        Only a platform test that must hold (the test itself, or a conjunct of a top-level
+        ``and``) keys a list; ``is_rocm() or ...`` and a negated test give None.
+        """
+        def plat_call(n: ast.AST) -> Optional[str]:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in PLATFORM_TESTS:
+                return PLATFORM_TESTS[n.func.attr]
+            return None
+
+        if (p := plat_call(test)) is not None:
+            return p
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            plats = [plat_call(v) for v in test.values]
+            hits = [p for p in plats if p]
+            if len(hits) == 1:
+                rest = [v for v, p in zip(test.values, plats) if not p]
+                names = set().union(*self.cfg_args) if self.cfg_args else set()
+                text = " and ".join(ast.unparse(_CfgName(names).visit(ast.parse(ast.unparse(v), mode="eval")).body)
+                                    for v in rest)
+                return f"when {PLATFORM_TITLE.get(hits[0], hits[0])} and {text}"
+        return None
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_If(self, node):  # noqa: N802
-        plat = None
-        for sub in ast.walk(node.test):
-            if isinstance(sub, ast.Attribute) and sub.attr in PLATFORM_TESTS:
-                plat = PLATFORM_TESTS[sub.attr]
-                break
+        plat = self._platform_of(node.test)
         if plat:
             self.plat.append(plat)
             for n in node.body:
@@ -343,7 +380,7 @@ def _dump_toml(doc: dict) -> str:
     try:
         import tomli_w
     except ImportError as exc:  # pragma: no cover - maintainer dependency
-        raise DeriveError("--write needs tomli-w (pip install tomli-w)") from exc
+        raise DeriveError("--write needs tomli-w: pip install '.[maintainer]'") from exc
     return "# Generated by tools/derive_ladders.py; review cost classes marked unknown.\n" + tomli_w.dumps(doc)
 
 

@@ -56,10 +56,8 @@ def kv_norm(dtype: str, aliases: Optional[dict[str, str]] = None) -> str:
     return (aliases or {}).get(d, d)
 
 def candidate_releases(pack: Pack) -> list[str]:
-    """Releases version inference may pick for ``pack``: its ``releases`` list, else its shipped ladders'."""
-    if pack.meta.pack.releases:
-        return list(pack.meta.pack.releases)
-    return sorted(pack.ladders, key=_release_order)
+    """Releases version inference may pick for ``pack``: its ``releases`` list and its shipped ladders'."""
+    return sorted(set(pack.meta.pack.releases) | set(pack.ladders), key=_release_order)
 
 
 def _release_order(release: str):
@@ -102,6 +100,7 @@ class _RunState:
     config: RunConfig = field(default_factory=RunConfig)
     platform: Optional[str] = None
     platform_line: Optional[int] = None
+    era: list[str] = field(default_factory=list)  #: releases an inferred version ranges over
     kv_requested_line: Optional[int] = None
     kv_used: Optional[tuple[str, Event]] = None
     attention: list[tuple[str, Event]] = field(default_factory=list)
@@ -121,10 +120,13 @@ class Analyzer:
     """
 
     def __init__(self, packs: PackSet, prefix_formats: Optional[dict[str, int]] = None,
-                 gpu: Optional[str] = None, cuda: Optional[str] = None):
+                 gpu: Optional[str] = None, cuda: Optional[str] = None,
+                 engine_version: Optional[dict[str, str]] = None):
         self.packs = packs
         #: ``--gpu`` / ``--cuda``: used only to infer what a log does not say (never shown as observed)
         self.gpu, self.cuda = gpu, cuda
+        #: ``--engine-version``: engine -> shipped release, for runs that log no release number
+        self.engine_version = dict(engine_version or {})
         self.rules: dict[str, tuple[CompiledRule, Pack]] = {}
         for pack in packs.packs.values():
             for cr in pack.rules:
@@ -313,6 +315,7 @@ class Analyzer:
             for pf in pack.prefixes + pack.processes:
                 if pf.versions is not None and self.prefix_formats.get(pf.spec.id):
                     hints.append(EraHint.from_spec(f"line format {pf.spec.id} ({pf.spec.versions})", pf.versions))
+        hints += self._template_hints(run)
         idx = self.ladders.get(run.engine)
         if idx is not None:
             seen: set[str] = set()
@@ -332,6 +335,13 @@ class Analyzer:
                                                        frozenset(rels)))
         return hints
 
+    def _template_hints(self, run: _RunState) -> list[EraHint]:
+        """Era hints from the template history (see ``template_era.template_hints``)."""
+        from .template_era import template_hints
+
+        pack = self.packs.packs[run.engine]
+        return template_hints(self.packs, pack, [ev.message for ev in run.events], candidate_releases(pack))
+
     def _engine_info(self, run: _RunState) -> EngineInfo:
         idx = self.ladders.get(run.engine)
         title = self.packs.packs[run.engine].meta.pack.title or run.engine
@@ -346,6 +356,10 @@ class Analyzer:
         if run.version and v is not None:
             info.version, info.version_source = run.version, "logged"
             info.version_evidence = f"line {run.version_line}"
+        elif run.engine in self.engine_version:
+            info.version, info.version_source = self.engine_version[run.engine], "given"
+            info.version_evidence = "--engine-version" + (f" (the log says {run.version!r})" if run.version else "")
+            v = parse_version(info.version)
         else:
             guess = infer_release(self._era_hints(run), candidate_releases(self.packs.packs[run.engine]))
             if run.version:
@@ -356,6 +370,7 @@ class Analyzer:
                 info.version_evidence = prefix + guess.describe()
                 info.release_range = [guess.releases[0], guess.releases[-1]]
                 v = Version(guess.newest)
+                run.era = list(guess.releases)
             elif run.version:
                 info.version_source = "logged"
                 info.version_evidence = f"line {run.version_line}" + (
@@ -363,6 +378,10 @@ class Analyzer:
                     if idx is not None and idx.releases else "")
         if idx is not None:
             info.ladder_version = idx.pick_release(v)
+            if (info.version_source == "logged" and v is not None and info.ladder_version
+                    and idx.exact(str(v)) is None):  # never round a release silently
+                info.version_evidence = (f"{info.version_evidence}; {info.version} has no shipped ladder, so its "
+                                         f"rungs are those of {info.ladder_version}, the newest older release")
         return info
 
     # -- compiled architectures ----------------------------------------------------------
@@ -581,7 +600,8 @@ class Analyzer:
                 placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known)
                              if idx else None)
                 nearer = None
-                if (placement is None and idx is not None and info.ladder_version and between_ladders):
+                if (placement is None and idx is not None and info.ladder_version
+                        and (between_ladders or idx.is_composed(info.ladder_version))):
                     # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
                     # already hold the next ladder's registry: the next shipped release is nearest
                     nearer = idx.next_release(info.ladder_version)
@@ -599,6 +619,9 @@ class Analyzer:
                                  f"registries do not hold {kernel}")
                 if cost is None and placement is not None:
                     cost = placement.cost_class
+                if placement is not None and len(run.era) > 1 and idx is not None and not nearer:
+                    placement.position.elsewhere = idx.elsewhere(run.era, placement, kernel, hint, run.platform,
+                                                                 run.config.quantization)
                 if cost is None:
                     for nc in pack.meta.name_cost:
                         if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))

@@ -2,8 +2,10 @@
 
 Ladders are the shipped ``patterns/<engine>/ladders/<release>.toml`` files (vLLM: the
 ``_POSSIBLE_*KERNELS`` registries and MoE oracle priority lists, extracted with ``ast`` from
-each release). ``LadderIndex.pick_release`` chooses the newest shipped release not newer
-than the engine's; ``LadderIndex.place`` finds the registry and rung of a name.
+each release) plus ``ladder-history.toml``, which gives every release's own orderings (see
+``logscan/packs/history.py``). ``LadderIndex.pick_release`` chooses the engine's own release
+when shipped (else the newest shipped not newer); ``LadderIndex.place`` finds the registry and
+rung of a name and the release range in which that list holds (``holds_in``).
 """
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from typing import Optional
 import regex
 from packaging.version import InvalidVersion, Version
 
-from ..models import CostClass, LadderPosition
+from ..models import CostClass, LadderPosition, RungElsewhere
+from ..packs.history import release_span
 from ..packs.loader import Pack
 from ..packs.model import LadderFile, Registry
 
@@ -51,12 +54,41 @@ class LadderIndex:
     def __init__(self, pack: Pack):
         self.pack = pack
         self.releases = sorted(pack.ladders, key=Version)
+        self.history = getattr(pack.ladders, "history", None)
+        snapshots = getattr(pack.ladders, "snapshots", pack.ladders)
         #: normalised kernel class name (or its logged alias) -> releases whose ladders hold it
         self._class_releases: dict[str, set[str]] = {}
-        for rel, ladder in pack.ladders.items():
+        aliases: dict[str, list[str]] = {}
+        snap_order = sorted(snapshots, key=Version)
+        # a release between two snapshots may hold a class either holds: only the snapshots
+        # were read for kernel tables, so neither neighbour's evidence excludes it
+        between: dict[str, set[str]] = {s: {s} for s in snap_order}
+        for rel in self.releases:
+            if rel in between:
+                continue
+            lo = [x for x in snap_order if Version(x) < Version(rel)]
+            hi = [x for x in snap_order if Version(x) > Version(rel)]
+            for s in (lo[-1:] + hi[:1]):
+                between[s].add(rel)
+        exact: dict[str, list[tuple[str, list[str]]]] = {}  # linear class -> (first, last) spans
+        if self.history is not None:  # linear rungs are classes; MoE rungs are enum members
+            rels = self.history.releases
+            for reg in self.history.file.registry:
+                if reg.kind == "linear":
+                    for o in reg.orderings:
+                        span = rels[self.history.index[o.first]: self.history.index[o.last] + 1]
+                        for cls in o.rungs:
+                            exact.setdefault(cls, []).append(span)
+        for rel, ladder in snapshots.items():
             for cls, k in ladder.kernel.items():
+                aliases.setdefault(cls, list(k.aliases))
+                held = {rel} if cls in exact else between[rel]
                 for name in [cls, *k.aliases]:
-                    self._class_releases.setdefault(norm(name), set()).add(rel)
+                    self._class_releases.setdefault(norm(name), set()).update(held)
+        for cls, spans in exact.items():
+            for name in [cls, *aliases.get(cls, ())]:
+                for span in spans:
+                    self._class_releases.setdefault(norm(name), set()).update(span)
 
     def releases_holding_class(self, name: str) -> set[str]:
         """Shipped releases whose ladders define the kernel class ``name`` (exact, case/punctuation-insensitive).
@@ -101,9 +133,71 @@ class LadderIndex:
                 best = rel
         return best
 
+    def nearest(self, version: Version) -> tuple[Optional[str], Optional[str]]:
+        """The shipped releases right before and right after ``version`` (None at either end)."""
+        older = [r for r in self.releases if Version(r) < version]
+        newer = [r for r in self.releases if Version(r) > version]
+        return (older[-1] if older else None), (newer[0] if newer else None)
+
+    def exact(self, version: str) -> Optional[str]:
+        """The shipped release equal to ``version`` (``0.31`` == ``0.31.0``); None if not shipped."""
+        v = parse_version(version)
+        return next((r for r in self.releases if v is not None and Version(r) == v), None)
+
+    def holds_in(self, release: str, registry: Registry, platform: str) -> str:
+        """The release range in which ``registry``'s ``platform`` list is the one of ``release``.
+
+        From the history for registries derived from source (``linear``, ``moe``); an if-chain
+        or attention registry is known only at the snapshot it was read from, which is named.
+        """
+        if self.history is not None and registry.kind in ("linear", "moe"):
+            span = self.history.span(release, registry.name, platform)
+            if span is not None:
+                return release_span(*span)
+        base = self.pack.ladders[release].version if release in self.pack.ladders else release
+        snaps = getattr(self.pack.ladders, "snapshots", {})
+        if release in snaps or not snaps:
+            return base
+        src = self.pack.ladders[release].source
+        read_at = src.rsplit("carried from ", 1)[-1] if "carried from " in src else release
+        return f"{release} (as read in {read_at})"
+
+    def elsewhere(self, releases: list[str], chosen: Placement, name: str, hint: Optional[str],
+                  platform: Optional[str], quantization: Optional[str] = None) -> list[RungElsewhere]:
+        """Where ``name`` sits in the other ``releases`` (an inferred range), when they disagree.
+
+        Consecutive releases with the same (registry, rung, rungs) form one entry; the entry of
+        ``chosen`` is left out, and so is everything when all releases agree. A release whose
+        ladders do not hold the name is skipped.
+        """
+        groups: list[tuple[tuple, list[str]]] = []
+        for rel in sorted((r for r in releases if r in self.pack.ladders), key=Version):
+            p = self.place(rel, name, hint, platform, quantization)
+            if p is None:
+                continue
+            # a registry not derived from source is known only at snapshots: group by the one read
+            read = p.position.holds_in.partition(" (as read in ")[2].rstrip(")") if p.position.holds_in else ""
+            key = (p.position.registry, p.position.rung, p.position.rungs, read)
+            if groups and groups[-1][0] == key:
+                groups[-1][1].append(rel)
+            else:
+                groups.append((key, [rel]))
+        if len({k[:3] for k, _ in groups}) < 2:
+            return []
+        return [RungElsewhere(releases=release_span(rs[0], rs[-1]) + (f" (as read in {k[3]})" if k[3] else ""),
+                              rung=k[1], rungs=k[2], registry=k[0])
+                for k, rs in groups if chosen.position.ladder_version not in rs]
+
+    def is_composed(self, release: str) -> bool:
+        """True when ``release``'s ladder is composed from the history (its if-chain and
+        attention registries are carried from an older snapshot, not read from it)."""
+        snaps = getattr(self.pack.ladders, "snapshots", None)
+        return snaps is not None and release in self.pack.ladders and release not in snaps
+
     def next_release(self, release: str) -> Optional[str]:
-        """The shipped ladder release right after ``release`` (None for the newest)."""
-        later = [r for r in self.releases if Version(r) > Version(release)]
+        """The detailed snapshot release right after ``release`` (None for the newest)."""
+        snaps = getattr(self.pack.ladders, "snapshots", self.pack.ladders)
+        later = [r for r in sorted(snaps, key=Version) if Version(r) > Version(release)]
         return later[0] if later else None
 
     @staticmethod
@@ -179,6 +273,7 @@ class LadderIndex:
                         rung=i + 1, rungs=len(rungs), fell=len(stopped), kernel_class=rung,
                         above=list(stopped), stopped_by=stopped,
                         min_capability=k.min_capability if k else None, gate=(k.gate or None) if k else None,
+                        holds_in=self.holds_in(release, reg, p),
                     )
                     return Placement(pos, CostClass(cost), reg)
         return None

@@ -39,7 +39,8 @@ def _table(rows: list[list[str]]) -> list[str]:
 def _run(run: Run) -> list[str]:
     e = run.engine
     ver = e.version or "version unknown"
-    how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}"}.get(
+    how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}",
+           "given": f"given: {e.version_evidence}"}.get(
         e.version_source, "no version line, no era hint")
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
            f"  engine   {e.name} {ver} ({how})"]
@@ -88,6 +89,12 @@ def _run(run: Run) -> list[str]:
                     gate = s.ladder.stopped_by.get(rung_name, "")
                     if gate:
                         out.append(f"      {rung_name}: needs {gate[:200]}")
+            if s.ladder and s.ladder.elsewhere:  # the inferred releases disagree on the rung
+                out.append(f"  {s.kernel}: rung {s.ladder.rung}/{s.ladder.rungs} in {s.ladder.holds_in}, "
+                           + ", ".join(f"{x.rung}/{x.rungs} in {x.releases}"
+                                     + (f" (on {x.registry})" if x.registry != s.ladder.registry else "")
+                                     for x in s.ladder.elsewhere)
+                           + " (the inferred releases disagree)")
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:

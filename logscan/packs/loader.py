@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -17,6 +18,7 @@ import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import ValidationError
 
+from .history import HistoryFile, LadderHistory, Ladders
 from .model import (FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat, ProcessTag,
                     Rule, RuleFile)
 
@@ -190,7 +192,8 @@ class Pack:
     prefixes: list[CompiledPrefix]
     rules: list[CompiledRule]
     rank_regex: regex.Pattern
-    ladders: dict[str, LadderFile] = field(default_factory=dict)
+    #: release -> ladder: the detailed snapshots plus every ``ladder-history.toml`` release
+    ladders: Mapping[str, LadderFile] = field(default_factory=dict)
     infer: Optional[InferFile] = None  #: ``infer.toml``: predicates and auto ladders, when the pack has one
     #: one alternation of the pack's ``[[opaque]]`` patterns (user-content lines), or None
     opaque: Optional[regex.Pattern] = None
@@ -238,10 +241,14 @@ def _load_pack(folder: Path) -> Pack:
             item = LazyPattern(r.continuation.item, path, r.id, flags) if r.continuation else None
             rules.append(CompiledRule(r, LazyPattern(r.pattern, path, r.id, flags), item,  # type: ignore[arg-type]
                                       _spec(r.versions, path, r.id), str(path)))
-    ladders = {}
+    snapshots = {}
     for path in sorted((folder / "ladders").glob("*.toml")):
         lf = _validate(LadderFile, _read_toml(path), path)
-        ladders[lf.version] = lf
+        snapshots[lf.version] = lf
+    history_path = folder / "ladder-history.toml"
+    history = (LadderHistory(_validate(HistoryFile, _read_toml(history_path), history_path))
+               if history_path.is_file() else None)
+    ladders = Ladders(snapshots, history)  # every history release, composed on first use
     infer_path = folder / "infer.toml"
     infer = _validate(InferFile, _read_toml(infer_path), infer_path) if infer_path.is_file() else None
     if infer is not None:

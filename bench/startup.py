@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Start-up benchmark: ``logscan scan`` on a small log, this tree against a peer tree, one run.
+
+A peer is another checkout of logscan (e.g. ``git archive <base> | tar -x -C /tmp/base``). Both
+run ``python -c 'from logscan.cli import main; main()' scan LOG`` with ``PYTHONPATH`` set to
+their tree, interleaved, ``--repeat`` times after one warm-up each (the parsed-TOML cache and
+the page cache filled). Prints the best and median wall time and CPU time (user + system of
+the child, which moves less on a shared machine) and the ratio this/peer. Exit 1 when the
+median CPU ratio exceeds ``--max-ratio`` (default 1.20: issue 14's 20% budget).
+
+Usage::
+
+    python bench/startup.py --peer /tmp/base [--log fixtures/vllm/vllm-022.log] [--repeat 15]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+
+def once(tree: Path, log: Path) -> tuple[float, float]:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "from logscan.cli import main; main()", "scan", str(log)],
+                   env=env, cwd=str(tree), stdout=subprocess.DEVNULL, check=False)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--peer", type=Path, required=True)
+    ap.add_argument("--log", type=Path, default=HERE / "fixtures" / "vllm" / "vllm-022.log")
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--max-ratio", type=float, default=1.20)
+    args = ap.parse_args()
+    trees = {"this": HERE, "peer": args.peer.resolve()}
+    res: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
+    for k, t in trees.items():
+        once(t, args.log.resolve())
+    for _ in range(args.repeat):
+        for k, t in trees.items():
+            res[k].append(once(t, args.log.resolve()))
+    for k in trees:
+        w = [x[0] for x in res[k]]
+        c = [x[1] for x in res[k]]
+        print(f"{k:5} wall best {min(w):.3f} s median {statistics.median(w):.3f} s | "
+              f"cpu best {min(c):.3f} s median {statistics.median(c):.3f} s")
+    ratio = statistics.median(x[1] for x in res["this"]) / statistics.median(x[1] for x in res["peer"])
+    wr = statistics.median(x[0] for x in res["this"]) / statistics.median(x[0] for x in res["peer"])
+    print(f"ratio this/peer: cpu median {ratio:.3f}, wall median {wr:.3f} (target <= {args.max_ratio})")
+    return 0 if ratio <= args.max_ratio else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Era hints from log templates: which releases' source prints the exact sentence a line holds.
+
+``patterns/<engine>/template-history.toml`` (``tools/template_history.py``, ``ast`` over every
+release's source) lists the templates that pack rules' examples come from, with the releases
+holding each. A recognised line whose message is produced, whole, by one of them (the most
+specific one, with at least half of the message as literal text) narrows the era to those
+releases. Releases outside the history (older, or newer than its newest) stay allowed: the
+history says nothing of them. Loaded on first use only (a run without a version line).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from packaging.version import Version
+
+from .era import EraHint
+
+#: fields of a template: ``%%``, %-formats, ``{}`` fields (f-strings, str.format)
+FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[sdrfiegxXc]|\{[^{}]*\}")
+
+
+def template_regex(template: str) -> re.Pattern:
+    """``Using %s for %s`` -> ``^Using (.+?) for (.+?)$`` (literal text escaped; ``{{`` is ``{``)."""
+    out, pos = [], 0
+    for m in FIELD.finditer(template):
+        out.append(re.escape(template[pos:m.start()].replace("{{", "{").replace("}}", "}")))
+        out.append("%" if m.group(0) == "%%" else "(.+?)")
+        pos = m.end()
+    out.append(re.escape(template[pos:].replace("{{", "{").replace("}}", "}")))
+    return re.compile("^" + "".join(out).strip() + "$", re.S)
+
+
+def literal_chars(template: str) -> int:
+    """How many characters of ``template`` are literal text (not fields)."""
+    return len(FIELD.sub("", template).strip())
+
+
+@dataclass
+class TemplateHistory:
+    """Templates with their releases; ``releases_of(message)`` answers for one logged message."""
+
+    releases: list[str]
+    templates: list[tuple[str, re.Pattern, int, frozenset[str]]] = field(default_factory=list)
+
+    @classmethod
+    def from_doc(cls, doc: dict) -> "TemplateHistory":
+        """From a parsed ``template-history.toml``. Raises ``KeyError`` / ``ValueError`` on a bad file."""
+        rels = list(doc["releases"])
+        idx = {r: i for i, r in enumerate(rels)}
+        out = cls(rels)
+        for t in doc.get("template", []):
+            held = frozenset(r for a, b in t["releases"] for r in rels[idx[a]: idx[b] + 1])
+            out.templates.append((t["text"], template_regex(t["text"]), literal_chars(t["text"]), held))
+        return out
+
+    def best(self, message: str, min_ratio: float = 0.5) -> Optional[tuple[str, frozenset[str]]]:
+        """The most specific template producing ``message`` whole, with its releases; None if
+        none does or the best has under ``min_ratio`` of the message as literal text. When
+        several tie, their releases are united."""
+        text = message.strip()
+        hits = [(lc, t, held) for t, rx, lc, held in self.templates if rx.match(text)]
+        if not hits:
+            return None
+        top = max(lc for lc, _, _ in hits)
+        if top < min_ratio * len(text):
+            return None
+        best = [(t, held) for lc, t, held in hits if lc == top]
+        return best[0][0], frozenset().union(*(h for _, h in best))
+
+    def allowed(self, held: frozenset[str], candidates: list[str]) -> frozenset[str]:
+        """``held`` plus every candidate release outside the history's range (unknown there)."""
+        lo, hi = Version(self.releases[0]), Version(self.releases[-1])
+        return held | frozenset(c for c in candidates if not lo <= Version(c) <= hi)
+
+
+def load(folder: Path, read_toml) -> Optional[TemplateHistory]:
+    """The template history of a pack folder, or None when it ships none. ``read_toml``: the
+    pack loader's cached TOML reader."""
+    path = folder / "template-history.toml"
+    if not path.is_file():
+        return None
+    return TemplateHistory.from_doc(read_toml(path))
+
+
+def template_hints(packs, pack, messages: list[str], candidates: list[str]) -> list[EraHint]:
+    """Era hints of a run's recognised ``messages``: one per distinct template that narrows the
+    era (``candidates`` are the releases inference may pick). The pack's history is loaded
+    once per process into ``packs.derived``."""
+    key = f"template-history:{pack.engine}"
+    if key not in packs.derived:
+        from ..packs.loader import _read_toml
+
+        packs.derived[key] = load(pack.path, _read_toml)
+    th = packs.derived[key]
+    if th is None:
+        return []
+    hints, seen = [], set()
+    for msg in messages:
+        got = th.best(msg)
+        if got is None or got[0] in seen:
+            continue
+        seen.add(got[0])
+        allowed = th.allowed(got[1], candidates)
+        if set(candidates) <= allowed:  # printed by every candidate release: no era evidence
+            continue
+        rels = sorted(got[1], key=Version)
+        span = rels[0] if len(rels) == 1 else f"{rels[0]} .. {rels[-1]}"
+        hints.append(EraHint.from_releases(f"template {got[0][:60]!r} (in {span})", allowed))
+    return hints

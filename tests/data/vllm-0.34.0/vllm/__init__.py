@@ -1,0 +1,1 @@
+raise RuntimeError("vLLM must not be imported")

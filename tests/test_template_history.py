@@ -1,0 +1,124 @@
+"""Rule ``versions`` against the template history (patterns/vllm/template-history.toml).
+
+The history holds the log templates that the vLLM rules' examples come from, read with
+``ast`` from every release 0.6.6 -> 0.33.0 (tools/template_history.py). A rule's ``versions``
+is an era hint: a release whose source prints the rule's template but which ``versions``
+excludes would be voted out by version inference. So every release that holds a rule's
+template must be inside its ``versions``. (The other direction is not checked: a rule's
+examples need not show every variant it recognises.)
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from logscan.packs.loader import default_packs
+from tests.conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("derive_templates", ROOT / "tools" / "derive_templates.py")
+dt = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("derive_templates", dt)
+_spec.loader.exec_module(dt)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+HIST = tomllib.loads((ROOT / "patterns" / "vllm" / "template-history.toml").read_text(encoding="utf-8"))
+RELS = HIST["releases"]
+IDX = {r: i for i, r in enumerate(RELS)}
+HELD = {t["text"]: [r for a, b in t["releases"] for r in RELS[IDX[a]: IDX[b] + 1]] for t in HIST["template"]}
+CANDS = [(t, dt.template_regex(t), dt.literal_chars(t)) for t in HELD]
+RULES = [cr.rule for cr in default_packs().packs["vllm"].rules]
+
+
+def test_history_covers_every_release_and_many_rules():
+    assert RELS[0] == "0.6.6" and RELS[-1] == "0.33.0" and len(RELS) == 56
+    with_template = [r for r in RULES if any(dt.best_templates(ex, CANDS) for ex in r.examples)]
+    assert len(with_template) >= 60
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.versions], ids=lambda r: r.id)
+def test_versions_cover_every_release_whose_source_holds_the_template(rule):
+    spec = SpecifierSet(rule.versions)
+    bad = {}
+    for ex in rule.examples:
+        for t in dt.best_templates(ex, CANDS):
+            out = [r for r in HELD[t] if Version(r) not in spec]
+            if out:
+                bad[t] = out
+    assert not bad, f"{rule.id} versions {rule.versions!r} excludes releases that print its template: {bad}"
+
+
+def test_template_regex_and_best_match():
+    rx = dt.template_regex("Using %s for {fmt} GEMM (100%%)")
+    assert rx.match("Using MarlinNvFp4LinearKernel for NVFP4 GEMM (100%)")
+    cands = [(t, dt.template_regex(t), dt.literal_chars(t)) for t in ("Using %s backend.", "Using Marlin backend.")]
+    assert dt.best_templates("Using Marlin backend.", cands) == ["Using Marlin backend."]
+    assert dt.best_templates("Using 'MARLIN' WNA16 MoE backend.", cands) == []  # too generic to say
+    assert set(dt.templates_of('logger.info_once("A %s", x)\nraise ValueError(f"B {y}")\nlog.warn("C")\n')) == {
+        ("info", "A %s"), ("raise", "B {y}"), ("warning", "C")}
+
+
+def test_a_line_sentence_narrows_the_era_to_the_releases_that_print_it():
+    """No version line: the sentence 'Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 MoE'
+    is printed by 0.27.0+ only; the era says so and names the template."""
+    from logscan.pipeline import Pipeline
+
+    pipe = Pipeline(source="mem")
+    runs = []
+    lines = ["INFO 05-11 08:00:02 [x.py:1] Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 MoE"]
+    for i, text in enumerate(lines, 1):
+        runs += [r for _, r in pipe.feed(i, text) if r is not None]
+    runs += [r for _, r in pipe.close() if r is not None]
+    (run,) = runs
+    ev = run.engine.version_evidence
+    assert "template 'Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 Mo' (in 0.27.0 .. 0.33.0)" in ev
+    assert ev.startswith("releases 0.27.0 .. 0.33.0 fit")
+
+
+def test_releases_outside_the_history_stay_allowed():
+    from logscan.analysis.template_era import TemplateHistory
+
+    th = TemplateHistory.from_doc({"releases": ["0.6.6", "0.7.0"], "template": [
+        {"text": "Using %s for CompressedTensorsW8A8Int8", "level": "info", "releases": [["0.7.0", "0.7.0"]]}]})
+    text, held = th.best("Using TritonScaledMMLinearKernel for CompressedTensorsW8A8Int8")
+    assert held == {"0.7.0"}
+    assert th.allowed(held, ["0.5.5", "0.6.6", "0.7.0", "0.34.0"]) == {"0.5.5", "0.7.0", "0.34.0"}
+    assert th.best("Using X for Y") is None
+
+
+def _engine_data(engine):
+    path = ROOT / "patterns" / engine / "template-history.toml"
+    if not path.is_file():
+        return None
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    rels = doc["releases"]
+    idx = {r: i for i, r in enumerate(rels)}
+    held = {t["text"]: [r for a, b in t["releases"] for r in rels[idx[a]: idx[b] + 1]] for t in doc["template"]}
+    return rels, held, [(t, dt.template_regex(t), dt.literal_chars(t)) for t in held]
+
+
+SGLANG = _engine_data("sglang")
+SGLANG_RULES = [cr.rule for cr in default_packs().packs["sglang"].rules] if SGLANG else []
+
+
+def test_sglang_history_covers_every_release_from_0_3():
+    assert SGLANG is not None, "patterns/sglang/template-history.toml is shipped"
+    rels = SGLANG[0]
+    assert rels[0].startswith("0.3") and rels[-1] == "0.5.23" and len(rels) >= 100
+
+
+@pytest.mark.parametrize("rule", [r for r in SGLANG_RULES if r.versions], ids=lambda r: r.id)
+def test_sglang_versions_cover_every_release_whose_source_holds_the_template(rule):
+    _, held, cands = SGLANG
+    spec = SpecifierSet(rule.versions)
+    bad = {t: [r for r in held[t] if Version(r) not in spec]
+           for ex in rule.examples for t in dt.best_templates(ex, cands)}
+    bad = {t: v for t, v in bad.items() if v}
+    assert not bad, f"{rule.id} versions {rule.versions!r} excludes releases that print its template: {bad}"

@@ -32,7 +32,11 @@ def test_the_bundled_corpus_is_found_and_real_only():
     assert not [n for n in names if "synthetic" in n]
     for log, lab in PAIRS:
         label = json.loads(lab.read_text(encoding="utf-8"))
-        assert label["usable"] is True and label["source_url"].startswith("https://"), log
+        assert label["source_url"].startswith("https://"), log
+        # usable: false is kept only for a log that measures engine identification alone (issue 16:
+        # "the engine is right, or unknown, on every log"): nothing to score, and the label says so
+        assert label["usable"] is True or (not label["kernels_logged"] and not label.get("expected_findings")
+                                           and "engine" in label.get("notes", "").lower()), log
         assert label["engine"] == log.parent.name, log
         text = log.read_text(encoding="utf-8", errors="replace")
         for name in label["kernels_logged"]:

@@ -31,9 +31,11 @@ def _follow(path, monkeypatch, mode: str):
     return out.getvalue().splitlines(), (stream.stats.lines, stream.stats.bytes, stream.stats.decode_errors)
 
 
-# Not llama.cpp: with the prefilter off, the vLLM noise lines fed whole open a vLLM run before
-# a llama.cpp start (``scan`` does the same), so "off" is no oracle for another engine's noise.
-@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+# Not llama.cpp or SGLang: with the prefilter off, vLLM noise lines fed whole open a vLLM run or
+# set the matching context before another engine's start (``scan`` does the same, see
+# tests/data/hostile/fuzz-prefilter-era-divergence.log), so "off" is no oracle for another
+# engine's logs buried in vLLM noise.
+@pytest.mark.parametrize("engine", ["vllm", "trtllm"])
 def test_follow_reports_the_same_with_and_without_the_prefilter(tmp_path, monkeypatch, engine):
     noise = BENCH.runtime_lines(seed=11)
     parts: list[bytes] = []

@@ -58,9 +58,10 @@ def cli() -> None:
     """Read LLM serving-engine logs and tell which quantization kernel actually executes.
 
     logscan finds the kernel each quantized layer family runs, places it on the engine's
-    ordered fallback ladder (rung k of n), gives its cost class (native, weight_only,
-    emulated, dequant_at_load, portable, or unknown when the log does not tell) and flags
-    silent degradations.
+    ordered fallback ladder (rung k of n), gives its cost class (native, activation_upcast,
+    portable, weight_only, emulated, dequant_at_load, or unknown when the log does not tell)
+    and flags silent degradations. Engines: vLLM, SGLang, TensorRT-LLM, llama.cpp, TGI,
+    LMDeploy, MLC-LLM.
     """
 
 
@@ -176,9 +177,11 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     interrupt.install()
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda, engine_version=pins)
     if only_unexplained:
-        for run in report.runs:
-            for u in run.unexplained:
-                click.echo(f"{run.source}:{u.line}\t{u.message}")
+        lines = [(run.source, u) for run in report.runs for u in run.unexplained]
+        for source, u in lines:
+            click.echo(f"{source}:{u.line}\t{u.message}")
+        if not lines:  # silence must not read as "nothing was there"
+            click.echo(f"logscan: no kernel-relevant line left unexplained ({len(report.runs)} run(s) read)", err=True)
     else:
         click.echo(FORMATS[fmt](report), nl=False)
     errors = [s for s in report.inputs if s.error]

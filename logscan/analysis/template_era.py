@@ -108,5 +108,7 @@ def template_hints(packs, pack, messages: list[str], candidates: list[str]) -> l
             continue
         rels = sorted(got[1], key=Version)
         span = rels[0] if len(rels) == 1 else f"{rels[0]} .. {rels[-1]}"
-        hints.append(EraHint.from_releases(f"template {got[0][:60]!r} (in {span})", allowed))
+        from ..formats.clip import clip
+
+        hints.append(EraHint.from_releases(f"template {clip(got[0], 60)!r} (in {span})", allowed))
     return hints

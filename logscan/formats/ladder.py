@@ -45,7 +45,9 @@ def render_walk(w: Walk, gate_source: bool = False) -> str:
         out.append("")
         out.append(f"  {'RUNG':6} {'KERNEL':{width}}  {'COST CLASS':15} {'VERDICT':8} GATE")
         for r in w.rungs:
-            mark = "=>" if r.predicted else ("? " if r.possible else "  ")
+            # "=>" only for a certain answer; with several outcomes each winner is "?" (the
+            # JSON ``predicted`` still names the least capable outcome, the fallback)
+            mark = "=>" if r.predicted and w.certain else ("? " if r.possible or r.predicted else "  ")
             name = r.kernel if len(r.kernel) <= width else r.kernel[: width - 1] + "~"
             gate = r.gate if gate_source else (r.words or r.gate)
             lead = f"{mark}{r.rung:>2}/{r.rungs:<3} {name:{width}}  {r.cost_class:15} {r.verdict.value:8} "
@@ -94,9 +96,10 @@ def render_matrix(rows: list[dict], scheme: str, machine: str) -> str:
     names = [f"{r['engine']} {r['ladder_version'] or ''}".strip() for r in rows]
     width = max([len(n) for n in names] + [6])
     ex = max([len(r["executes"] or "-") for r in rows] + [8])
-    out.append(f"  {'ENGINE':{width}}  {'EXECUTES':{ex}}  {'COST CLASS':15} BASIS")
+    cc = max([len(r["cost_class"] or "-") for r in rows] + [10])  # activation_upcast is 17 wide
+    out.append(f"  {'ENGINE':{width}}  {'EXECUTES':{ex}}  {'COST CLASS':{cc}}  BASIS")
     for n, r in zip(names, rows):
-        out.append(f"  {n:{width}}  {(r['executes'] or '-'):{ex}}  {(r['cost_class'] or '-'):15} {r['basis']}")
+        out.append(f"  {n:{width}}  {(r['executes'] or '-'):{ex}}  {(r['cost_class'] or '-'):{cc}}  {r['basis']}")
         if r.get("note"):
             out += [f"  {'':{width}}  {p}" for p in _wrap(r["note"], width + 4)]
     return "\n".join(out) + "\n"

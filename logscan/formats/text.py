@@ -85,10 +85,13 @@ def _run(run: Run) -> list[str]:
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {s.ladder.registry} "
                            f"({s.ladder.platform}, {_title(name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
-                for rung_name in s.ladder.above[:3]:
+                shown = s.ladder.above[:6]
+                for rung_name in shown:
                     gate = s.ladder.stopped_by.get(rung_name, "")
                     if gate:
-                        out.append(f"      {rung_name}: needs {gate[:200]}")
+                        out.append(f"      {rung_name}: needs {clip(gate, 200)}")
+                if len(s.ladder.above) > len(shown):
+                    out.append(f"      ... and {len(s.ladder.above) - len(shown)} more (JSON ladder.stopped_by)")
             if s.ladder and s.ladder.elsewhere:  # the inferred releases disagree on the rung
                 out.append(f"  {s.kernel}: rung {s.ladder.rung}/{s.ladder.rungs} in {s.ladder.holds_in}, "
                            + ", ".join(f"{x.rung}/{x.rungs} in {x.releases}"
@@ -191,8 +194,10 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         lines += _run(run)
     if report.runs:
         sm = report.summary
+        failed = sum(1 for r in report.runs if r.start_failure is not None)
         lines += ["", f"Summary: {sm.runs} run(s), {sm.selections} selection(s), {sm.findings} finding(s), "
-                      f"{sm.unexplained} kernel-relevant line(s) not understood"]
+                      f"{sm.unexplained} kernel-relevant line(s) not understood"
+                      + (f"; {failed} start(s) FAILED (START_FAILED)" if failed else "")]
     if gate is not None:
         lines += ([""] if lines else []) + _gate(gate)
     return "\n".join(report_line(line) for line in lines) + "\n" if lines else ""

@@ -78,7 +78,7 @@ def test_a_line_sentence_narrows_the_era_to_the_releases_that_print_it():
     runs += [r for _, r in pipe.close() if r is not None]
     (run,) = runs
     ev = run.engine.version_evidence
-    assert "template 'Using MarlinExperts (weight-only FP4) for AutoRound MXFP4 Mo' (in 0.27.0 .. 0.33.0)" in ev
+    assert "template 'Using MarlinExperts (weight-only FP4) for AutoRound MXFP4…' (in 0.27.0 .. 0.33.0)" in ev  # cut at a word, marked
     assert ev.startswith("releases 0.27.0 .. 0.33.0 fit")
 
 

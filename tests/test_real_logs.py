@@ -39,24 +39,24 @@ def _report(path: Path):
 
 def _walk(doc):
     """Every object with a ``kernel`` (and its ``cost_class``) and every ``code``, wherever it sits:
-    the collection rule of shared/corpus/eval.py (a finding naming the kernel counts, as in
-    vllm-023, where the emulation experts class is named by its EMULATION finding)."""
+    the collection rule of shared/corpus/eval.py, as the project's scorer applies it
+    (``tools/corpus_score.collect``; a finding naming the kernel counts, as in vllm-023)."""
     kernels, codes = [], set()
-
-    def visit(node):
-        if isinstance(node, dict):
-            if isinstance(node.get("kernel"), str):
-                kernels.append((node["kernel"], node.get("cost_class")))
-            if isinstance(node.get("code"), str):
-                codes.add(node["code"])
-            for value in node.values():
-                visit(value)
-        elif isinstance(node, list):
-            for value in node:
-                visit(value)
-
-    visit({"runs": doc["runs"]})
+    _scorer().collect({"runs": doc["runs"]}, kernels, codes)
     return kernels, codes
+
+
+def _scorer():
+    """``tools/corpus_score.py`` (tools/ is not a package), loaded once."""
+    import importlib.util
+    import sys
+
+    if "corpus_score" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("corpus_score", ROOT / "tools" / "corpus_score.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["corpus_score"] = mod
+        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return sys.modules["corpus_score"]
 
 
 @pytest.mark.parametrize("log", corpus_params([p for p in LABELLED if p.stem not in UNMET])

@@ -36,7 +36,7 @@ from ..models import Finding, InputStats, Run, Selection, StartFailure
 from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
 from ..sources.prefilter import make_prefilter
-from ..sources.reader import clean
+from ..sources.reader import clean, invalid_lines
 from ..sources.unwrap import Unwrapper
 from .metrics import FollowMetrics
 from .podinfo import PodLabels, labels_from_path
@@ -288,11 +288,9 @@ class Follower:
                 and not s.prefilter.hits(raw)):
             # as ``scan``'s reader does: a line with no keyword (nor a byte that alters text, nor
             # the start of a wrapped record) while nothing is gathering is counted, not decoded
-            if not raw.isascii():
-                try:
-                    raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    s.stats.decode_errors += 1
+            bad = invalid_lines(raw)
+            if bad:
+                s.stats.decode_errors += bad
             held = s.ck[2] if s.ck[1] == s.line - 1 else s.pipe.checkpoint()  # the pipeline did not move
             s.ck = (s.tail.position(), s.line, held)
             return

@@ -60,6 +60,25 @@ def clean(raw: bytes, stats: InputStats) -> str:
     return text
 
 
+def invalid_lines(span: bytes) -> int:
+    """How many of the ``\n``-separated lines of ``span`` are not valid UTF-8 (what decoding
+    them would count in ``InputStats.decode_errors``), without decoding an ASCII span."""
+    if span.isascii():
+        return 0
+    try:
+        span.decode("utf-8")
+        return 0
+    except UnicodeDecodeError:
+        pass
+    n = 0
+    for raw in span.split(b"\n"):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            n += 1
+    return n
+
+
 def open_input(path: str) -> tuple[BinaryIO, str]:
     """Open ``path`` (``-`` for stdin) for binary reading, unwrapping gzip by magic bytes.
 
@@ -332,16 +351,9 @@ class LineReader:
             st.nul_bytes += buf.count(b"\x00", a, b)
         if ascii:
             return
-        span = buf[a:b]
-        if not span.isascii():
-            try:
-                span.decode("utf-8")
-            except UnicodeDecodeError:
-                for raw in span.split(b"\n"):
-                    try:
-                        raw.decode("utf-8")
-                    except UnicodeDecodeError:
-                        st.decode_errors += 1
+        bad = invalid_lines(buf[a:b])
+        if bad:  # InputStats is a pydantic model: no attribute write on the common (clean) path
+            st.decode_errors += bad
 
     def _long_lines(self, buf: bytes, end: int) -> list[int]:
         """Start offsets of the lines of ``buf[:end]`` longer than ``max_line`` (always yielded)."""

@@ -59,8 +59,8 @@ def test_walked_rows(scheme, gpu, engine, basis, executes, cost):
     ("MXFP4", "sm100", "mlc-llm", "refused", "no FP4 scheme"),
     ("FP8", "sm90", "llamacpp", "refused", "GGUF has no FP8"),
     ("W4A16", "MI300", "trtllm", "refused", "NVIDIA GPUs only"),
-    ("W4A16", "sm90", "sglang", "unknown", "not encoded"),
-    ("FP8", "MI300", "tgi", "conditional", "not read from source"),
+    ("W4A16", "MI300", "sglang", "refused", "gptq_marlin quantization is currently not supported in ROCm."),
+    ("MXFP4", "sm90", "sglang", "refused", "Activation-quantized float4 is only supported in the NVFP4 layout"),
 ])
 def test_recorded_refusals_and_unknowns_say_why(scheme, gpu, engine, basis, words):
     row = _matrix(scheme, gpu)[engine]

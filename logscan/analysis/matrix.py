@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from ..packs.loader import PackSet
 from ..packs.model import SchemeFile
 from .gates import Machine, Verdict
-from .predict import Walk, _ladders_for, _matrix_config, find_scheme, load_schemes, pick_registry, walk_ladder
+from .predict import Walk, _ladders_for, _matrix_config, find_scheme, ladder_serves, load_schemes, walk_ladder
 
 
 class MatrixRow(BaseModel):
@@ -45,7 +45,7 @@ def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional
         se = scheme.engines.get(eng)
         lf = None
         if se is not None and se.role:
-            lf = next((x for x in _ladders_for(packs, eng, extra) if pick_registry(x, se.role, platform)), None)
+            lf = next((x for x in _ladders_for(packs, eng, extra) if ladder_serves(x, se, platform)), None)
         recorded = se.verdict_for(platform) if se is not None and lf is None else None
         if recorded is not None:  # no ladder, but the engine's answer is recorded (refuses / unknown, why)
             basis, why = recorded

@@ -110,6 +110,16 @@ def pick_registry(ladder: LadderFile, role: str, platform: str) -> Optional[tupl
     return None
 
 
+def ladder_serves(ladder: LadderFile, se, platform: str) -> bool:
+    """Does ``ladder`` hold a registry for the scheme entry ``se`` on ``platform``? A registry kept
+    for ``ANY`` platform does not count where ``schemes.toml`` records the engine's own answer for
+    exactly this platform (e.g. vLLM on ``HPU``: its Gaudi plugin is not in the ladders)."""
+    found = pick_registry(ladder, se.role, platform) if se.role else None
+    if found is None:
+        return False
+    return found[1] != "ANY" or platform.upper() not in {**se.refuses, **se.unknown}
+
+
 def _terms_out(results) -> list[TermOut]:
     return [TermOut(term=describe(r.term), words=term_words(r.term), kind=r.term.kind, verdict=r.verdict, why=r.why,
                     source=(r.term.why or r.term.source)[:300]) for r in results]
@@ -134,7 +144,7 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
     if engine_version and want is None:
         raise SchemeError(f"engine version {engine_version!r} is not a release number")
     platform = (machine.platform or "CUDA").upper()
-    lfs = [lf for lf in _ladders_for(packs, engine, extra) if se.role and pick_registry(lf, se.role, platform)]
+    lfs = [lf for lf in _ladders_for(packs, engine, extra) if ladder_serves(lf, se, platform)]
     if want is not None:
         lfs = [lf for lf in lfs if (parse_version(lf.version) or Version("0")) <= want]
     if not lfs:

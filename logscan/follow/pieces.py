@@ -18,7 +18,7 @@ from typing import BinaryIO, Callable, Iterator, Optional
 import regex
 
 from .position import FP_LEN, SEEN
-from .stream import CHUNK
+from .pipe import CHUNK
 
 _GZ_MAGIC = b"\x1f\x8b"
 _ROTATED = regex.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")

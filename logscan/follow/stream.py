@@ -1,98 +1,103 @@
-"""Cutting complete lines (an over-long one kept to ``max_line`` bytes), and the tail of a pipe.
+"""One followed input's state in ``logscan follow``, and the JSON line it prints.
 
-``StreamTail`` reads a pipe or stdin without blocking; ``FileTail`` (``logscan.follow.tail``)
-shares the line cutting of ``_LineCut``.
+A ``Stream`` is a followed file (or stdin): its tailer, its own ``Pipeline``, its counters,
+the checkpoint a restart resumes from, and the keys of what the latest runs reported.
+``new_records`` says what of a run was not reported before: one record per selection
+(family, kernel, cost class), per finding (code, family) and per failed start.
 """
 from __future__ import annotations
 
-import os
-import select
-from typing import Iterator, Optional
+import time
+from collections import OrderedDict
+from typing import Literal, Optional, Union
 
-from ..sources.reader import MAX_LINE
+from pydantic import BaseModel
 
-#: Bytes read per ``pread``.
-CHUNK = max(256 * 1024, MAX_LINE)
+from ..models import Finding, InputStats, Run, Selection, StartFailure
+from ..packs.loader import PackSet
+from ..pipeline import Checkpoint, Pipeline
+from ..sources.prefilter import make_prefilter
+from ..sources.unwrap import Unwrapper
+from .podinfo import PodLabels
+from .tail import FileTail, Position, StreamTail
+
+#: Runs per stream whose reported keys are kept (older runs never come back).
+KEEP_RUNS = 16
 
 
-class _LineCut:
-    """What a tail does with one complete line: drop the end of an over-long one, cut the rest."""
+class FollowRecord(BaseModel):
+    """One JSON line on stdout: a selection, a finding or a failed start, as soon as logscan sees it."""
 
-    max_line: int
-    dropped: int
-    _skipping: bool
+    type: Literal["selection", "finding", "start_failure"]
+    source: str  #: the followed path (its live name) or ``<stdin>``
+    namespace: Optional[str] = None
+    pod: Optional[str] = None
+    container: Optional[str] = None
+    run_line: int  #: line (counted across rotations) where the engine run starts
+    engine: str
+    engine_version: Optional[str] = None
+    model: Optional[str] = None
+    selection: Optional[Selection] = None
+    finding: Optional[Finding] = None
+    #: ``type == "start_failure"``: the engine's own line saying this run's start failed
+    start_failure: Optional[StartFailure] = None
 
-    def _complete(self, raw: bytes) -> Optional[tuple[bytes, bool]]:
-        """``(line, cut)`` for a complete line; None for the tail of an over-long line already cut."""
-        if self._skipping:
-            self._skipping = False
+
+class Stream:
+    """One followed file or stdin: its tailer, pipeline, counters and what was reported."""
+
+    def __init__(self, key: str, tail: Union[FileTail, StreamTail], packs: PackSet, labels: PodLabels):
+        self.key = key
+        self.tail = tail
+        self.labels = labels
+        self.pipe = Pipeline(packs, source=key)
+        #: the byte prefilter of ``scan`` (None when ``$LOGSCAN_PREFILTER=off``): lines without a
+        #: hit skip decoding, prefix parsing and matching, exactly as in ``scan``
+        self.prefilter = make_prefilter(packs)
+        self.unwrap = Unwrapper()
+        self.stats = InputStats(source=key)
+        self.line = 0
+        self.ck: tuple[Optional[Position], int, Checkpoint] = (tail.position(), 0, self.pipe.checkpoint())
+        self.reported: OrderedDict[int, set[str]] = OrderedDict()
+        self.dirty = False
+        self.last_data = time.monotonic()
+        self.missing = 0
+        self.rotations_seen = dict(tail.rotations)
+        self.dropped_seen = 0
+        self.done = False
+
+    def state(self) -> Optional[dict]:
+        """The JSON state of this stream (None for stdin, which cannot be resumed)."""
+        pos, line, ck = self.ck
+        if isinstance(self.tail, StreamTail):
             return None
-        if len(raw) > self.max_line:
-            self.dropped += 1
-            return raw[: self.max_line], True
-        return raw, False
+        return {"position": pos.to_json() if pos else None, "line": line, "pipeline": ck.to_json(),
+                "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
 
 
-
-class StreamTail(_LineCut):
-    """Lines of a pipe or stdin, read without blocking (``select``); ``eof`` once it ends."""
-
-    def __init__(self, fd: int, max_line: int = MAX_LINE):
-        self.fd = fd
-        self.max_line = max_line
-        self.eof = False
-        self.dropped = 0
-        self.rotations = {"rename": 0, "copytruncate": 0}
-        self.gaps = 0
-        self.notes: list[str] = []
-        self._buf = bytearray()
-        self._skipping = False
-
-    pending = False  #: nothing waits: a pipe has no rotated pieces
-
-    def position(self) -> None:
-        """A pipe has no position to resume from."""
-        return None
-
-    def _lines(self, final: bool) -> Iterator[tuple[bytes, bool]]:
-        buf = self._buf
-        start = 0
-        while True:
-            nl = buf.find(b"\n", start)
-            if nl < 0:
-                break
-            raw = bytes(buf[start:nl])
-            start = nl + 1
-            item = self._complete(raw)
-            if item is not None:
-                yield item
-        del buf[:start]
-        if len(buf) > self.max_line and not self._skipping:
-            self.dropped += 1
-            self._skipping = True
-            yield bytes(buf[: self.max_line]), True
-            buf.clear()
-        elif self._skipping:
-            buf.clear()
-        if final and buf:
-            yield bytes(buf), False
-            buf.clear()
-
-    def poll(self, budget: int = 64) -> Iterator[tuple[bytes, bool]]:
-        """Yield the complete lines available now (reads at most ``budget`` chunks)."""
-        for _ in range(budget):
-            if self.eof:
-                return
-            ready, _, _ = select.select([self.fd], [], [], 0)
-            if not ready:
-                return
-            data = os.read(self.fd, CHUNK)
-            if not data:
-                self.eof = True
-                yield from self._lines(final=True)
-                return
-            self._buf += data
-            yield from self._lines(final=False)
-
-    def close(self) -> None:
-        """Nothing to close: the descriptor belongs to the caller."""
+def new_records(s: Stream, run: Run) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
+    """``(seen, new)``: the keys already reported for ``run`` (a set the caller adds to as it
+    reports) and ``(key, record)`` for each selection, finding or failed start of ``run`` not
+    reported before. Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
+    seen = s.reported.get(run.first_line)
+    if seen is None:
+        seen = s.reported[run.first_line] = set()
+        while len(s.reported) > KEEP_RUNS:
+            s.reported.popitem(last=False)
+    lab = s.labels
+    base = dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
+                run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
+                model=run.config.model)
+    new: list[tuple[str, FollowRecord]] = []
+    for sel in run.selections:
+        key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"
+        if key not in seen:
+            new.append((key, FollowRecord(type="selection", selection=sel, **base)))
+    for f in run.findings:
+        key = f"f\x1f{f.code}" + (f"\x1f{f.family}" if f.family else "")  # one per (run, family, code)
+        if key not in seen:
+            new.append((key, FollowRecord(type="finding", finding=f, **base)))
+    sf = run.start_failure
+    if sf is not None and "x" not in seen:
+        new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
+    return seen, new

@@ -58,7 +58,7 @@ from ..sources.reader import MAX_LINE
 from .pieces import _GZ_MAGIC, _ROTATED, _digest, _open_any  # noqa: F401  (old private names, re-exported)
 from .pieces import _RotatedPieces, _head, rotation_order
 from .position import FP_LEN, SEEN, Position
-from .stream import CHUNK, StreamTail, _LineCut
+from .pipe import CHUNK, StreamTail, _LineCut
 
 __all__ = ["CHUNK", "FP_LEN", "SEEN", "FileTail", "Position", "StreamTail", "rotation_order"]
 

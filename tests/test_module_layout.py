@@ -49,7 +49,8 @@ SPLIT = ["logscan/analysis/" + m for m in ("analyzer.py", "runstate.py", "engine
         ["logscan/follow/" + m for m in ("tail.py", "pieces.py", "position.py", "pipe.py", "runner.py",
                                          "stream.py", "statefile.py")] + \
         ["logscan/packs/" + m for m in ("model.py", "model_base.py", "model_rules.py", "model_pack.py",
-                                        "model_ladders.py", "model_infer.py")]
+                                        "model_ladders.py", "model_infer.py")] + \
+        ["tools/derive_ladders.py", "tools/vllm_registries.py", "tools/_common.py"]
 
 
 @pytest.mark.parametrize("path", SPLIT)

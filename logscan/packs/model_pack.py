@@ -35,6 +35,10 @@ class ProcessTag(_Strict):
 
 
 class PackMeta(_Strict):
+    """The ``[pack]`` table of ``pack.toml``: the engine's name and title, the facts of how it
+    logs (rank in process names, the exception line, unlogged quantization) and which releases
+    the pack was written from."""
+
     engine: str
     title: str = ""  #: how reports name the engine (``vLLM``, ``TensorRT-LLM``); default ``engine``
     #: KV-cache dtype spellings (lower case, ``torch.`` dropped) -> the canonical name they store as;

@@ -89,3 +89,15 @@ def test_lmdeploy_missing_turbomind_is_a_missing_package_and_a_pytorch_run():
     run = scan_inputs([str(FIXTURES / "lmdeploy" / "lmdeploy-106.log")]).runs[0]
     assert [f.code for f in run.findings] == ["OPTIONAL_PACKAGE_MISSING"]
     assert run.config.extra["lmdeploy_backend"] == "pytorch"
+
+
+def test_a_warning_line_states_a_warning_and_a_later_fatal_line_makes_it_an_error():
+    # trtllm-108: only the build's '[TensorRT-LLM][WARNING] Have not found any valid GEMM config'
+    # lines, the engine goes on with a default tactic: KERNEL_NOT_FOUND, but as a warning
+    f108 = scan_inputs([str(FIXTURES / "trtllm" / "trtllm-108.log")]).runs[0].findings
+    assert [(f.code, f.severity.value) for f in f108] == [("KERNEL_NOT_FOUND", "warning")]
+    # trtllm-102: the same warnings, then the fatal 'Config is not set': the error and its line win
+    f102 = scan_inputs([str(FIXTURES / "trtllm" / "trtllm-102.log")]).runs[0].findings
+    assert [(f.code, f.severity.value, f.rule) for f in f102] == [
+        ("KERNEL_NOT_FOUND", "error", "trtllm.limits.gemm-config-not-set")]
+    assert not [r for f in f102 for r in f.reasons if r.startswith("severity lowered")]

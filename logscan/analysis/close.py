@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from .analyzer import Analyzer
 
 
+#: severities from least to most grave
+_RANK = {Severity.info: 0, Severity.warning: 1, Severity.error: 2}
+
+
 class FindingSet:
     """The findings of one run being closed: one per (layer family, code).
 
@@ -61,11 +65,18 @@ class FindingSet:
             for rs in reasons or []:
                 if rs not in f.reasons and len(f.reasons) < 64:
                     f.reasons.append(rs)
-            if f.inferred and not inferred:  # a line stating it beats an inference
+            new_sev = severity or Severity(self.codes.code[code].severity)
+            graver = not inferred and _RANK[new_sev] > _RANK[f.severity]
+            if (f.inferred and not inferred) or graver:
+                # a line stating it beats an inference; a later line stating it more gravely (a
+                # warning that the engine goes on, then the fatal error) gives its severity and evidence
                 self.items[key] = f.model_copy(update={"inferred": False, "inferred_from": None, "line": ev.line,
                                                    "evidence": clip(ev.message, 2000), "rule": rule_id,
                                                    "kernel": kernel or f.kernel,
-                                                   "cost_class": cost_class or f.cost_class})
+                                                   "cost_class": cost_class or f.cost_class,
+                                                   "severity": max(new_sev, f.severity, key=_RANK.get),
+                                                   "reasons": [rs for rs in f.reasons if not (graver and rs.startswith(
+                                                       "severity lowered from error"))]})
             return
         info = self.codes.code[code]
         self.items[key] = Finding(

@@ -19,7 +19,8 @@ BATCH = [
     ("mlc-llm", "mlc-llm-103"), ("mlc-llm", "mlc-llm-104"), ("mlc-llm", "mlc-llm-105"), ("mlc-llm", "mlc-llm-106"),
     ("mlc-llm", "mlc-llm-107"),
     ("trtllm", "trtllm-108"), ("trtllm", "trtllm-109"), ("trtllm", "trtllm-110"), ("trtllm", "trtllm-111"),
-    ("trtllm", "trtllm-112"), ("trtllm", "trtllm-113"),
+    ("trtllm", "trtllm-112"), ("trtllm", "trtllm-113"), ("trtllm", "trtllm-114"), ("trtllm", "trtllm-115"),
+    ("lmdeploy", "lmdeploy-108"), ("lmdeploy", "lmdeploy-109"),
     ("llamacpp", "llamacpp-110"), ("llamacpp", "llamacpp-112"), ("llamacpp", "llamacpp-113"), ("llamacpp", "llamacpp-114"),
     ("llamacpp", "llamacpp-115"),
 ]

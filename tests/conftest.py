@@ -68,3 +68,97 @@ def pending_fixtures() -> tuple[set[str], set[str]]:
     path = FIXTURES / "PENDING"
     rows = [ln.split("#")[0].split() for ln in path.read_text().splitlines()] if path.exists() else []
     return {r[0] for r in rows if r}, {r[0] for r in rows if r[1:] == ["unmet"]}
+
+
+# -- shared setups -------------------------------------------------------------------------------
+@pytest.fixture
+def http_server():
+    """``start(server)``: a started HTTP server of ``logscan follow`` (``metrics.serve`` or a
+    ``BoundedHTTPServer``) and its port; every server started is shut down and closed, and every
+    socket passed to ``start.keep`` closed, after the test."""
+    servers, sockets = [], []
+
+    def start(server):
+        servers.append(server)
+        return server, server.server_address[1]
+
+    start.keep = sockets.extend  # client sockets the test opened (idle connections)
+    yield start
+    for s in sockets:
+        s.close()
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def http_get(port: int, path: str) -> tuple[int, bytes]:
+    """``(status, body)`` of a GET on 127.0.0.1; an HTTP error status is returned, not raised."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+class NumberedLog:
+    """A log ``engine.log`` in a folder that gets numbered lines (``line 0``, ``line 1``, ...), and
+    what tails of it read: ``check()`` asserts every line written was read once, in order."""
+
+    def __init__(self, folder: Path):
+        self.log, self.n, self.got = folder / "engine.log", 0, []
+
+    def write(self, k: int) -> None:
+        with open(self.log, "a") as fh:
+            for _ in range(k):
+                fh.write(f"line {self.n}\n")
+                self.n += 1
+
+    def tail(self):
+        """A ``FileTail`` of the log, as ``logscan follow`` starts one (rotated pieces first)."""
+        from logscan.follow.tail import FileTail
+
+        t = FileTail(str(self.log))
+        t.read_rotated_first()
+        return t
+
+    def poll(self, t) -> None:
+        self.got += [r.decode() for r, _ in t.poll()]
+
+    def check(self) -> None:
+        assert self.got == [f"line {i}" for i in range(self.n)]
+
+
+@pytest.fixture
+def numbered_log(tmp_path) -> NumberedLog:
+    """A ``NumberedLog`` in the test's temporary folder."""
+    return NumberedLog(tmp_path)
+
+
+GITLAB_TEMPLATE = ROOT / "ci" / "gitlab" / "logscan.gitlab-ci.yml"
+
+
+@pytest.fixture
+def gitlab_job():
+    """``run(cwd, variables, timeout=900)``: the ``.logscan-gate`` template's script, run in bash
+    (``-eo pipefail``) in ``cwd`` as GitLab would, with the template's variables, then
+    ``LOGSCAN_SOURCE`` (this checkout), then ``variables`` laid over them. Returns
+    ``(CompletedProcess, the variables used)``."""
+    import os
+    import subprocess
+
+    import yaml
+
+    template = yaml.safe_load(GITLAB_TEMPLATE.read_text())[".logscan-gate"]
+
+    def run(cwd: Path, variables: dict, timeout: float = 900):
+        used = {**template["variables"], "LOGSCAN_SOURCE": str(ROOT), **variables}
+        env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"), **used}
+        proc = subprocess.run(["bash", "-eo", "pipefail", "-c", "\n".join(template["script"])], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+        return proc, used
+
+    run.template = template
+    return run

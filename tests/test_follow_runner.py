@@ -17,7 +17,7 @@ from logscan.follow.metrics import MAX_KERNEL_VALUES, FollowMetrics
 from logscan.follow.podinfo import PodLabels, labels_from_path
 from logscan.follow.runner import Follower
 from logscan.pipeline import scan_inputs
-from tests.conftest import ROOT, real_logs
+from tests.conftest import ROOT, http_get, real_logs
 from tests.helpers.log_writer import cri_records
 
 LOGS = [p for p in real_logs("vllm") if p.name.startswith("vllm-")]
@@ -210,32 +210,21 @@ def test_daemonset_exports_the_running_container_not_its_previous_restart(packs)
     assert [s for s in _samples(m) if s.labels.get("pod") == "vllm-0"] == []
 
 
-def test_http_endpoints_on_loopback(packs):
-    import urllib.error
-    import urllib.request
-
+def test_http_endpoints_on_loopback(packs, http_server):
     from logscan.follow.metrics import serve
 
     m = FollowMetrics("sidecar", packs.findings.cost_class_finding)
     state = {"ready": False}
-    server = serve(m, "127.0.0.1:0", lambda: state["ready"])
-    port = server.server_address[1]
+    _, port = http_server(serve(m, "127.0.0.1:0", lambda: state["ready"]))
 
     def get(path: str) -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
+        status, body = http_get(port, path)
+        return status, body.decode()
 
-    try:
-        assert get("/readyz")[0] == 503  # the existing content is not caught up yet
-        state["ready"] = True
-        assert get("/readyz")[0] == 200
-        assert get("/livez")[0] == 200
-        assert get("/nope")[0] == 404
-        status, text = get("/metrics")
-        assert status == 200 and "logscan_degraded 0.0" in text and "# TYPE logscan_findings_total counter" in text
-    finally:
-        server.shutdown()
-        server.server_close()
+    assert get("/readyz")[0] == 503  # the existing content is not caught up yet
+    state["ready"] = True
+    assert get("/readyz")[0] == 200
+    assert get("/livez")[0] == 200
+    assert get("/nope")[0] == 404
+    status, text = get("/metrics")
+    assert status == 200 and "logscan_degraded 0.0" in text and "# TYPE logscan_findings_total counter" in text

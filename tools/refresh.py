@@ -24,7 +24,6 @@ selection is if/elif code over server arguments, which ``derive_ladders`` does n
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
 import sys
 import tempfile
@@ -35,17 +34,9 @@ from packaging.version import Version
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-
-
-def _tool(name: str):
-    """Import a sibling tool module by file (tools/ is not a package)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if str(HERE) not in sys.path:
+    sys.path.append(str(HERE))  # tools/ is not a package: its shared helpers import by name
+from _common import tool as _tool  # noqa: E402
 
 
 lh = _tool("ladder_history")

@@ -15,7 +15,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -24,16 +23,9 @@ from packaging.version import InvalidVersion, Version
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-
-
-def _tool(name: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if str(HERE) not in sys.path:
+    sys.path.append(str(HERE))  # tools/ is not a package: its shared helpers import by name
+from _common import tool as _tool  # noqa: E402
 
 
 def ranges(held: list[str], releases: list[str]) -> list[list[str]]:

@@ -16,6 +16,7 @@ from typing import Iterable, Optional
 from packaging.version import InvalidVersion, Version
 
 from ..packs.model import GateTerm
+from .term_forms import term_form
 
 
 class Verdict(str, enum.Enum):
@@ -99,46 +100,16 @@ def _ver(text: Optional[str]) -> Optional[Version]:
 
 
 def describe(t: GateTerm) -> str:
-    """Compact rendering of a term, e.g. ``cc>=75``, ``CUDA>=12.8``, ``pkg flashinfer``, ``group_size in {-1,128}``."""
-    neg = "NOT " if t.negate else ""
-    k = t.kind
-    if k == "platform":
-        s = "/".join(t.platforms)
-    elif k == "cc_min":
-        s = f"cc>={t.cc}"
-    elif k == "cc_eq":
-        s = f"cc=={t.cc}"
-    elif k == "cc_family":
-        s = f"sm{t.major}x"
-    elif k == "cc_range":
-        s = f"{t.lo}<=cc<{t.hi}"
-    elif k == "cuda_min":
-        s = f"CUDA>={t.version}"
-    elif k == "torch_min":
-        s = f"torch>={t.version}"
-    elif k == "package":
-        s = f"pkg {t.name}"
-    elif k == "build":
-        s = f"build {t.flag}"
-    elif k == "env":
-        s = f"env {t.name}" + (f" (default {t.default})" if t.default is not None else "")
-    elif k == "option":
-        s = f"{t.name} in {{{','.join(t.values)}}}" + (f" (default {t.default})" if t.default is not None else "")
-    elif k in ("dtype", "layer"):
-        s = f"{t.field} in {{{','.join(t.values)}}}"
-    elif k == "group_size":
-        s = f"group_size in {{{','.join(t.values)}}}"
-    elif k == "shape":
-        s = f"{t.field} % {t.multiple_of} == 0"
-    elif k == "gfx":
-        s = "gfx in {" + ",".join(f"{v}*" for v in t.values) + "}"
-    elif k == "any_of":
+    """Compact rendering of a term, e.g. ``cc>=75``, ``CUDA>=12.8``, ``pkg flashinfer``, ``group_size in {-1,128}``.
+
+    The per-kind forms are ``term_forms.TERM_FORMS`` (shared with ``words.term_words``)."""
+    if t.kind == "any_of":
         s = "(" + " | ".join(" & ".join(describe(x) for x in opt) for opt in t.options) + ")"
     else:
-        s = f"?{t.text}"
+        s = term_form(t)[0]
     if t.only_on:
         s += f" [on {'/'.join(t.only_on)}]"
-    return neg + s
+    return ("NOT " if t.negate else "") + s
 
 
 #: Term kinds that describe the software install rather than the silicon.

@@ -68,11 +68,18 @@ def judge(code: str, severity: Severity, cr: CompiledRule, rule_pack: Pack, run_
         if not cr.rule.generic and not raised:
             return Verdict(False, why=f"an error from a {rule_pack.engine} rule on a line of a {run_engine} run that "
                                       "is no raised exception: an error needs evidence from the run's own engine")
+    if (severity == Severity.error and ev.level and ev.level.lower() in _GOES_ON
+            and not _RAISED.search(ev.message)):
+        return Verdict(True, Severity.warning, why=f"severity lowered from error: the engine logged this line at "
+                                                  f"{ev.level.upper()}, so it went on (a later fatal line raises it again)")
     if severity == Severity.error and not identified and not cr.rule.generic:
         return Verdict(True, Severity.warning, why="severity lowered from error: no line names the engine, "
                                                   "so no engine's rules are known to apply")
     return Verdict(True)
 
+
+#: log levels at which an engine reports what it works around, not what stops it
+_GOES_ON = frozenset({"warning", "warn", "info", "debug"})
 
 _EXC: dict[str, "regex.Pattern"] = {}
 #: a raised Python exception on the line: ``ValueError: ...`` or ``ValueError("...")``

@@ -1,15 +1,17 @@
 """Gates in words a capacity planner reads: ``sm75 or newer, flashinfer installed``.
 
 ``gates.describe`` renders the source-shaped expression (``cc>=75 & pkg flashinfer``);
-``logscan ladder --gate-source`` prints that one. This module says the same in words, drops
-repeated terms and keeps only the strongest of several version floors (``torch>=2.1 & torch>=2.8``
-is ``torch 2.8 or newer``).
+``logscan ladder --gate-source`` prints that one. This module says the same in words (both
+come from one table of per-kind forms, ``term_forms.TERM_FORMS``), drops repeated terms and
+keeps only the strongest of several version floors (``torch>=2.1 & torch>=2.8`` is ``torch 2.8
+or newer``).
 """
 from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
 from ..packs.model import GateTerm
+from .term_forms import term_form
 
 
 def _sm(cc: int) -> str:
@@ -17,46 +19,14 @@ def _sm(cc: int) -> str:
 
 
 def term_words(t: GateTerm) -> str:
-    """One term in words; ``negate`` reads as "not ..." (``cc_min`` 0 negated: "compute capability unknown")."""
+    """One term in words; ``negate`` reads as "not ..." (``cc_min`` 0 negated: "compute capability unknown").
+
+    The per-kind forms are ``term_forms.TERM_FORMS`` (shared with ``gates.describe``)."""
     k, neg = t.kind, t.negate
     if k == "cc_min" and (t.cc or 0) == 0:
         return "compute capability unknown" if neg else "any GPU"
-    if k == "platform":
-        s = "on " + " or ".join(t.platforms)
-    elif k == "cc_min":
-        s = f"{_sm(t.cc or 0)} or newer" if not neg else f"older than {_sm(t.cc or 0)}"
-        neg = False
-    elif k == "cc_eq":
-        s = f"exactly {_sm(t.cc or 0)}"
-    elif k == "cc_family":
-        s = f"an sm{t.major}x GPU (sm{t.major}0-sm{t.major}9)"
-    elif k == "cc_range":
-        s = f"{_sm(t.lo or 0)} to {_sm((t.hi or 1) - 1)}" if (t.hi or 0) - (t.lo or 0) > 1 else f"exactly {_sm(t.lo or 0)}"
-    elif k == "cuda_min":
-        s = f"CUDA runtime {t.version} or newer" if not neg else f"CUDA runtime older than {t.version}"
-        neg = False
-    elif k == "torch_min":
-        s = f"torch {t.version} or newer" if not neg else f"torch older than {t.version}"
-        neg = False
-    elif k == "package":
-        s = f"{t.name} {'not ' if neg else ''}installed"
-        neg = False
-    elif k == "build":
-        s = f"built {'without' if neg else 'with'} {t.flag}"
-        neg = False
-    elif k == "env":
-        s = f"{t.name} {'unset/false' if neg else 'set'}" + (f" (default {t.default})" if t.default is not None else "")
-        neg = False
-    elif k == "option":
-        s = f"{t.name} = {' or '.join(t.values)}" + (f" (default {t.default})" if t.default is not None else "")
-    elif k in ("dtype", "layer"):
-        s = f"{t.field.replace('_', ' ')} {' or '.join(t.values)}"
-    elif k == "group_size":
-        s = f"group size {' / '.join(t.values)}"
-    elif k == "shape":
-        s = f"{t.field.replace('_', ' ')} divisible by {t.multiple_of}"
-    elif k == "gfx":
-        s = "ROCm arch " + " or ".join(f"{v}*" for v in t.values)
+    if k == "cc_range" and (t.hi or 0) - (t.lo or 0) <= 1:
+        s = f"exactly {_sm(t.lo or 0)}"
     elif k == "any_of":
         opts: list[list[GateTerm]] = []
         for opt in t.options:  # (a | (b | c)) reads as one choice of three
@@ -67,7 +37,8 @@ def term_words(t: GateTerm) -> str:
         alts = [gate_words(opt, sep=" and ") for opt in opts]
         s = "either " + " or ".join(f"({a})" if " and " in a else a for a in alts)
     else:
-        s = f"'{t.text or t.source}' (not structured)"
+        s, said = term_form(t, words=True)
+        neg = neg and not said
     if t.only_on:
         s += f" (on {'/'.join(t.only_on)})"
     return f"not {s}" if neg else s

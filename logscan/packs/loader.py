@@ -303,7 +303,8 @@ def _load_packset(root: Path, engines: Optional[list[str]]) -> PackSet:
 
 
 #: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache.
-_CODE = ("model.py", "loader.py")
+_CODE = ("model.py", "model_base.py", "model_rules.py", "model_pack.py", "model_ladders.py", "model_infer.py",
+         "loader.py")
 
 
 def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:

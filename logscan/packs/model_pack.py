@@ -1,0 +1,215 @@
+"""Models of ``patterns/<engine>/pack.toml``: line-prefix formats, run markers, the pack's tables.
+
+Beside the prefixes: the ``name_cost`` table, ``[arch_check]``, ``[[walk]]``, platform hints,
+opaque and noise line shapes, and the reference templates left ``uncovered`` on purpose.
+"""
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, model_validator
+
+from .model_base import _Strict
+
+
+class PrefixFormat(_Strict):
+    """A line-prefix format of an engine era; named groups: level, timestamp, fileinfo, message."""
+
+    id: str
+    pattern: str
+    versions: str = ""  #: releases that print this prefix (an era hint)
+    #: other engines that print the same shape (Python's ``[time] LEVEL file.py:N:`` logging is
+    #: MLC-LLM's and newer SGLang's): such a prefix names no engine, so its lines are read like
+    #: unprefixed ones (every pack, the run's engine first), never by this pack alone
+    shared_with: list[str] = Field(default_factory=list)
+    examples: list[str] = Field(min_length=1)
+
+
+class ProcessTag(_Strict):
+    """A process tag such as ``(EngineCore_DP0 pid=42)``; groups: process, rank, pid."""
+
+    id: str
+    pattern: str
+    versions: str = ""
+    examples: list[str] = Field(min_length=1)
+
+
+class PackMeta(_Strict):
+    """The ``[pack]`` table of ``pack.toml``: the engine's name and title, the facts of how it
+    logs (rank in process names, the exception line, unlogged quantization) and which releases
+    the pack was written from."""
+
+    engine: str
+    title: str = ""  #: how reports name the engine (``vLLM``, ``TensorRT-LLM``); default ``engine``
+    #: KV-cache dtype spellings (lower case, ``torch.`` dropped) -> the canonical name they store as;
+    #: a request and an in-effect dtype with the same canonical name are no fallback
+    kv_dtype_aliases: dict[str, str] = Field(default_factory=dict)
+    description: str = ""
+    schema_version: int = 1
+    #: regex over a process name whose ``rank`` group names the rank (``Worker_TP1`` -> ``TP1``)
+    rank_from_process: str = r"_(?P<rank>(?:[A-Z]+\d+_?)+)$"
+    #: releases whose sources the pack was written from, oldest first: the candidates of
+    #: version inference when the log prints no version (empty: the releases of the shipped ladders)
+    releases: list[str] = Field(default_factory=list)
+    #: quantization methods whose linear layers ask for dynamic per-token FP8 activation scales
+    #: when the GPU allows it: a per-tensor rung under them is FP8_PER_TENSOR_FALLBACK
+    per_token_fp8_methods: list[str] = Field(default_factory=list)
+    #: the last line of a raised exception (``RuntimeError: ...``): a finding whose line matches
+    #: it, in a run whose start failed (a ``start_failure`` rule), is reported as the fatal cause
+    exception_line: Optional[str] = None
+    #: order in which packs try a line that carries no engine prefix and follows no prefixed
+    #: line (lower first): a pack of broad rules yields to one of exact messages
+    unprefixed_priority: int = 0
+    #: a line with this pack's prefix that none of its rules takes is tried against the other
+    #: packs' rules (not their ``prefixed_only`` ones): for engines that share messages with
+    #: another (SGLang reuses vLLM's Marlin/Triton utilities); the event stays this engine's
+    borrow_rules: bool = False
+    #: the engine does not log the quantization it applies (TGI takes config.json's quant_method
+    #: silently): reports state this in ``config.extra["quantization_source"]``, with what a line
+    #: let logscan infer, unless a rule set a source starting with ``logged``
+    quantization_unlogged: str = ""
+
+
+class NameCost(_Strict):
+    """Cost class of a kernel name that is on no shipped ladder (older releases, free-form names).
+
+    The first entry whose ``pattern`` matches the name (and ``family``, when given, the
+    selection's layer family) decides.
+    """
+
+    pattern: str
+    cost_class: Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]
+    family: str = ""
+    #: regex over the run's quantization (``RunConfig.quantization``); empty = any
+    quantization: str = ""
+    why: str = ""
+
+
+class FasterMethod(_Strict):
+    """A quantization method the engine can replace by a faster one (``SLOW_QUANT_METHOD`` on a
+    line that names no faster method needs an entry), e.g. vLLM ``gptq`` -> ``gptq_marlin``."""
+
+    method: str
+    faster: str
+    since: str = ""  #: the first release that has ``faster``; empty = every release of the pack
+    why: str = ""
+
+
+class ArchCheck(_Strict):
+    """Compare the device's compute capability with the architectures the binary was compiled for.
+
+    Engines that pick kernels by a compile-time ``__CUDA_ARCH__`` (llama.cpp) run the highest
+    compiled arch not above the device's; a build without the device's family runs an older
+    family's code (or none). Both facts are run facts set by rules.
+    """
+
+    device_fact: str = "compute_capability"  #: run fact holding the cc as digits, e.g. ``90``, ``120``
+    compiled_fact: str = "compiled_archs"  #: run fact holding the compiled list, e.g. ``750,900,1200``
+    compiled_scale: int = Field(default=10, ge=1)  #: compiled value = cc digits x this
+    finding: str = "ARCH_NOT_COMPILED"
+    #: build flags (ladder ``build`` terms) that hold when a compiled arch (cc digits) is in [lo, hi)
+    build_flags: dict[str, list[int]] = Field(default_factory=dict)
+
+
+class WalkInfer(_Strict):
+    """Infer the kernel of a layer family the engine never logs by walking a ladder for the run's GPU.
+
+    When the run's quantization matches ``quantization`` and the GPU is known (log or
+    ``--gpu``), the scheme's ladder is walked; only a certain prediction becomes a selection
+    (``observed=False``, with the reasoning).
+    """
+
+    quantization: str  #: regex over the run's quantization (e.g. the GGUF file type)
+    scheme: str  #: scheme id in ``patterns/schemes.toml``
+    family: str  #: layer family of the inferred selection
+
+
+class PlatformHint(_Strict):
+    """A kernel or attention-backend name that only one platform prints (e.g. ``AITER`` -> ROCm).
+
+    Used to infer the platform of a run that has no "Automatically detected platform" line;
+    the ladders themselves are the other source (a class on one platform's list only).
+    """
+
+    pattern: str  #: regex over the kernel / backend name
+    platform: Literal["CUDA", "ROCM", "XPU", "CPU", "TPU"]
+    why: str = ""
+
+
+class OpaqueLine(_Strict):
+    """A message shape that carries user content (a prompt, a generated output): never matched.
+
+    Request logs quote the user's prompt verbatim, and a prompt may hold any sentence an
+    engine prints ("requires SM90", "Using Marlin ..."). A record whose message matches
+    ``pattern`` (anchored at the message start) is skipped by every rule of the pack.
+    """
+
+    id: str
+    pattern: str
+    why: str = ""
+    examples: list[str] = Field(min_length=1)
+
+
+class NoiseLine(_Strict):
+    """A high-volume message shape of the engine's own that states no engine fact (per-step
+    scheduler statistics): skipped before keyword matching, so its words ("prefill",
+    "decode", "token usage") never reach the broad rules and a long run stays cheap.
+    ``pattern`` is anchored at the message start; only lines with the pack's own prefix.
+    """
+
+    id: str
+    pattern: str
+    why: str = ""
+    examples: list[str] = Field(min_length=1)
+
+
+class Uncovered(_Strict):
+    """A reference log template the pack deliberately does not recognise, and why.
+
+    ``template`` is the engine's format string as the reference lists it
+    (``shared/reference/<engine>/templates.jsonl``: ``%s`` / ``{expr}`` placeholders kept);
+    ``example`` is that template rendered with plausible values. The model checks that the
+    example is a rendering of the template (placeholders stand for up to 200 characters);
+    the test suite checks that no rule of the shipped packs recognises the example, so the
+    list cannot go stale silently.
+    """
+
+    template: str = Field(min_length=1)
+    level: Literal["debug", "info", "warning", "error", "exception", "raise"]
+    versions: str = ""  #: PEP 440 specifier of the releases that print it (from the reference)
+    reason: str = Field(min_length=20)  #: why a careful reader would not want an event from it
+    example: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _example_renders_template(self) -> "Uncovered":
+        import re
+
+        placeholder = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrfiegx]|\{[^{}]*\}")
+        parts, pos = [], 0
+        for m in placeholder.finditer(self.template):
+            parts.append(re.escape(self.template[pos:m.start()]))
+            parts.append(".{0,200}?")
+            pos = m.end()
+        parts.append(re.escape(self.template[pos:]))
+        if not re.search("".join(parts), self.example):
+            raise ValueError(f"example {self.example!r} is not a rendering of template {self.template!r}")
+        return self
+
+
+class PackFile(_Strict):
+    """``patterns/<engine>/pack.toml``."""
+
+    pack: PackMeta
+    arch_check: Optional[ArchCheck] = None
+    walk: list[WalkInfer] = Field(default_factory=list)
+    name_cost: list[NameCost] = Field(default_factory=list)
+    faster_method: list[FasterMethod] = Field(default_factory=list)
+    platform_hint: list[PlatformHint] = Field(default_factory=list)
+    wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
+    process: list[ProcessTag] = Field(default_factory=list)
+    prefix: list[PrefixFormat] = Field(default_factory=list)
+    #: message shapes quoting user content (request logs): no rule of the pack sees them
+    opaque: list[OpaqueLine] = Field(default_factory=list)
+    noise: list[NoiseLine] = Field(default_factory=list)
+    #: reference templates left unrecognised on purpose, each with its reason
+    uncovered: list[Uncovered] = Field(default_factory=list)

@@ -1,0 +1,174 @@
+"""Models of what recognises a line and what it may report: rules, finding codes, the lexicon.
+
+``patterns/<engine>/rules/*.toml`` (the recognisers), ``patterns/findings.toml`` (every
+finding code), ``patterns/lexicon.toml`` (engine-neutral kernel-name morphology).
+"""
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from .model_base import _Strict
+
+
+RuleKind = Literal[
+    "linear_kernel", "moe_kernel", "fallback_warning", "kernel_not_found", "backend_override",
+    "quant_method", "kv_cache", "attention_backend", "config", "version", "platform",
+    "failure", "optional_package", "gpu", "run_start", "start_failure", "identity",
+]
+
+
+class Continuation(_Strict):
+    """How a multi-line message goes on after the line a rule matched.
+
+    vLLM's ``NewLineFormatter`` repeats the line prefix on every continuation line; a
+    continuation record is one from the same process and ``file:line`` whose message
+    matches ``item`` (its ``item`` group, or the whole match, is kept as one reason).
+    """
+
+    item: str = r"(?P<item>.+)"
+    max_lines: int = Field(default=64, ge=1, le=4096)
+    same_source_line: bool = True  #: continuation lines must repeat the file:line of the first
+
+
+class Rule(_Strict):
+    """One recogniser: a regex over the message of a record and what a match means.
+
+    Templates in ``family``, ``kernel``, ``sets`` and ``remedy`` take ``{group}`` fields
+    from the match. ``versions`` is a PEP 440 specifier of the engine releases whose source
+    holds the template (used to infer the release when the log prints none).
+    """
+
+    id: str
+    kind: RuleKind
+    pattern: str
+    keywords: list[str] = Field(min_length=1)  #: literal strings, one of which every match contains
+    description: str = ""
+    versions: str = ""  #: PEP 440 specifier set, e.g. ``>=0.22.1``; empty = any
+    levels: list[str] = Field(default_factory=list)  #: accept only these levels (when the line has one)
+    family: Optional[str] = None  #: layer family of a selection, e.g. ``linear ({layer})``
+    kernel: Optional[str] = None  #: kernel name template; default ``{kernel}``
+    registry: Optional[str] = None  #: registry role hint (regex over ladder roles), e.g. ``nvfp4``
+    cost_class: Optional[str] = None  #: stated by the line itself (e.g. the Marlin weight-only warning)
+    finding: Optional[str] = None  #: finding code the line states
+    remedy: Optional[str] = None
+    sets: dict[str, str] = Field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
+    starts_run: bool = False  #: an engine start marker (version line, config line, logo)
+    continuation: Optional[Continuation] = None
+    #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
+    #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).
+    #: A shape's ``family`` gives a selection only for a name a ladder or the kernel lexicon
+    #: knows; otherwise the event keeps the parts it captured (docs/grammar.md)
+    shape: Optional[Literal["select", "enabled", "fallback", "override", "unsupported", "missing",
+                            "deprecated", "set"]] = None
+    ignore_case: bool = False
+    #: match the keywords case-sensitively (a case-sensitive pattern whose lower-case keyword
+    #: is common prose: ``Selected `` vs "the selected item"); default ASCII case-insensitive
+    case_sensitive_keywords: bool = False
+    #: fire only on lines whose prefix is one of this pack's line formats (broad, generic rules)
+    prefixed_only: bool = False
+    #: the message is printed by a tool every engine runs (Triton, ptxas, the CUDA runtime), not
+    #: by this pack's engine: its finding may be raised on any engine's run (analysis/trust.py)
+    generic: bool = False
+    examples: list[str] = Field(min_length=1)
+    counter_examples: list[str] = Field(default_factory=list)
+    #: whole lines as the engine prints them (an era's prefix, ANSI colour codes, a multi-line
+    #: message continued after ``\r\n``): read through the real reader, prefix parser and
+    #: matcher, each must yield an event of this rule
+    line_examples: list[str] = Field(default_factory=list)
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str) -> str:
+        import re
+
+        if not re.fullmatch(r"[a-z0-9]+(?:[.-][a-z0-9_]+)+", v):
+            raise ValueError(f"rule id {v!r} must look like 'engine.family.name' (lowercase)")
+        return v
+
+
+class RuleFile(_Strict):
+    """One ``rules/*.toml`` file: a list of ``[[rule]]`` tables."""
+
+    rule: list[Rule] = Field(default_factory=list)
+
+
+class CodeInfo(_Strict):
+    """One finding code: severity, title, explanation (documented in README).
+
+    ``parent``: a broader code this one refines (``ARCH_NOT_COMPILED`` is a kind of
+    ``UNSUPPORTED_ON_ARCH``): a filter on the parent (``--fail-on``, a gate policy's
+    ``codes``) also takes the child.
+    """
+
+    severity: Literal["error", "warning", "info"]
+    title: str
+    explanation: str
+    #: ``gate``: only ``logscan gate`` raises it (it needs a policy or a baseline), so
+    #: ``scan --fail-on`` refuses it; ``scan``: scan reports it (or ``--fail-on`` tests for it)
+    raised_by: Literal["scan", "gate"] = "scan"
+    parent: Optional[str] = None
+
+
+class FindingsFile(_Strict):
+    """``patterns/findings.toml``: every finding code logscan may report."""
+
+    code: dict[str, CodeInfo]
+    #: cost class of a selected kernel -> finding code it implies
+    cost_class_finding: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _parents_exist(self) -> "FindingsFile":
+        for name, info in self.code.items():
+            seen = {name}
+            p = info.parent
+            while p is not None:
+                if p not in self.code:
+                    raise ValueError(f"code {name}: parent {p!r} is not a finding code")
+                if p in seen:
+                    raise ValueError(f"code {name}: parent chain loops at {p}")
+                seen.add(p)
+                p = self.code[p].parent
+        return self
+
+    def lineage(self, code: str) -> tuple[str, ...]:
+        """``code`` then its parents, nearest first (``ARCH_NOT_COMPILED``, ``UNSUPPORTED_ON_ARCH``)."""
+        out = [code]
+        while code in self.code and self.code[code].parent:
+            code = self.code[code].parent  # type: ignore[assignment]
+            out.append(code)
+        return tuple(out)
+
+    def covers(self, wanted: str, code: str) -> bool:
+        """True when a filter naming ``wanted`` takes a finding ``code`` (itself or a child of it)."""
+        return wanted in self.lineage(code)
+
+
+class LexiconName(_Strict):
+    """One morphology rule of the kernel lexicon (``patterns/lexicon.toml``): a name shape and
+    the cost class it implies, optionally only for some schemes (regex over the run's
+    quantization and the selection's layer family)."""
+
+    id: str
+    pattern: str
+    cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
+    scheme: str = ""
+    why: str = Field(min_length=10)
+    examples: list[str] = Field(min_length=1)  #: names (``name (scheme S)`` to give a scheme) it classes
+    counter_examples: list[str] = Field(default_factory=list)
+
+
+class KernelPackages(_Strict):
+    """Packages whose absence disables a kernel or backend (OPTIONAL_PACKAGE_MISSING needs one)."""
+
+    pattern: str
+    examples: list[str] = Field(min_length=1)
+    counter_examples: list[str] = Field(default_factory=list)
+
+
+class LexiconFile(_Strict):
+    """``patterns/lexicon.toml``: engine-neutral kernel-name morphology and kernel packages."""
+
+    name: list[LexiconName] = Field(default_factory=list)
+    packages: Optional[KernelPackages] = None

@@ -12,6 +12,7 @@ wrapped record) are decoded and fed, plus every line while the pipeline holds so
 """
 from __future__ import annotations
 
+import os
 from typing import Iterable, Iterator, Optional
 
 from pydantic import ValidationError
@@ -32,6 +33,15 @@ from .sources.unwrap import Unwrapper
 MAX_REPORT_EVENTS = 100_000
 #: What a line can raise that makes it a counted skip instead of a crash (a huge or odd number, deep nesting).
 _SKIP = (ValueError, OverflowError, RecursionError, UnicodeError, IndexError, KeyError, TypeError)
+#: Of those, what a programming error raises (a missing key, a wrong type, an index past the end):
+#: still a counted skip for users, re-raised under ``LOGSCAN_STRICT=1`` (tests/conftest.py sets it)
+#: so that a test sees the bug instead of a quietly skipped line (docs/hostile-input.md).
+_BUG = (IndexError, KeyError, TypeError)
+
+
+def strict() -> bool:
+    """True when ``$LOGSCAN_STRICT`` is set to anything but empty or ``0`` (read at each skip)."""
+    return os.environ.get("LOGSCAN_STRICT", "") not in ("", "0")
 
 
 class Checkpoint:
@@ -98,6 +108,10 @@ class Pipeline:
                 yield None, run
 
     def _skip(self, line: int, exc: BaseException) -> None:
+        """Count line ``line`` as skipped because of ``exc``; re-raises ``exc`` when it is a
+        programming error (``_BUG``) and ``strict()`` is on."""
+        if isinstance(exc, _BUG) and strict():
+            raise exc
         self.skipped_lines += 1
         if self.skip_reason is None:
             self.skip_reason = f"line {line}: {type(exc).__name__}: {str(exc)[:200]}"

@@ -1,6 +1,7 @@
 """Shared fixtures: the shipped packs, and paths to the bundled real logs."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,12 @@ import pytest
 from logscan.packs.loader import default_packs
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A programming error on a line (KeyError, TypeError, IndexError) is a counted skip for users;
+# under tests it raises, here and in every logscan a test runs as a subprocess (the environment
+# is inherited), so that a bug is a failing test, not a quietly skipped line (docs/hostile-input.md).
+os.environ.setdefault("LOGSCAN_STRICT", "1")
+
 FIXTURES = ROOT / "fixtures"
 
 

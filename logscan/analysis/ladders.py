@@ -9,6 +9,7 @@ rung of a name and the release range in which that list holds (``holds_in``).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -21,9 +22,15 @@ from ..packs.loader import Pack
 from ..packs.model import LadderFile, Registry
 
 
+_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
+
+
+@functools.lru_cache(maxsize=8192)
 def norm(name: str) -> str:
-    """Compare names ignoring case and punctuation: ``flashinfer-cutlass`` == ``FLASHINFER_CUTLASS``."""
-    return regex.sub(r"[^a-z0-9]", "", name.lower())
+    """Compare names ignoring case and punctuation: ``flashinfer-cutlass`` == ``FLASHINFER_CUTLASS``.
+
+    Memoised: placing a run's kernels asks for the same few hundred names thousands of times."""
+    return _NOT_ALNUM.sub("", name.lower())
 
 
 def parse_version(text: Optional[str]) -> Optional[Version]:

@@ -119,10 +119,29 @@ def _rx(pattern: str) -> regex.Pattern:
     return regex.compile(pattern)
 
 
+#: (id(overlay), kernel, ids of the terms) -> (overlay, terms, result): the objects are kept so
+#: that their ids stay theirs; overlays and terms are frozen models, shared read-only
+_REWRITTEN: dict[tuple, tuple] = {}
+
+
 def rewrite(ov: Optional[Overlay], kernel: str, terms: list[GateTerm]) -> tuple[list[GateTerm], list[str]]:
-    """Apply the overlay's term rewrites to one rung's gate; returns the terms and the reasons used."""
+    """Apply the overlay's term rewrites to one rung's gate; returns the terms and the reasons used.
+
+    Memoised per (overlay, kernel, terms): a run's placement asks for the same rungs again and
+    again (fresh lists are returned; the terms in them are frozen and shared)."""
     if ov is None or not ov.term:
         return terms, []
+    key = (id(ov), kernel, tuple(map(id, terms)))
+    hit = _REWRITTEN.get(key)
+    if hit is None:
+        if len(_REWRITTEN) > 20_000:
+            _REWRITTEN.clear()
+        hit = _REWRITTEN[key] = (ov, tuple(terms), _rewrite(ov, kernel, terms))
+    out, used = hit[2]
+    return list(out), list(used)
+
+
+def _rewrite(ov: Overlay, kernel: str, terms: list[GateTerm]) -> tuple[list[GateTerm], list[str]]:
     used: list[str] = []
 
     def one(t: GateTerm) -> list[GateTerm]:

@@ -239,7 +239,8 @@ def _cache_path(exprs: list[bytes], flags: list[int]):
 
 
 def _hex(lit: bytes) -> bytes:
-    return b"".join(b"\\x%02x" % c for c in lit)
+    """``lit`` as a Hyperscan pattern of ``\\xNN`` escapes (every byte literal)."""
+    return b"\\x" + lit.hex("-").replace("-", "\\x").encode("ascii") if lit else b""
 
 
 #: Bytes on which a str-mode and a bytes-mode (or Hyperscan) regex may disagree even in ASCII
@@ -271,8 +272,10 @@ class Prefilter:
                  case_sensitive: Iterable[str] = ()):
         self.literals = minimal_literals(keywords)
         #: case-sensitive literals (bytes as written), those holding a caseless one left out
-        self.sensitive = sorted({k.encode("utf-8") for k in case_sensitive if k
-                                 and not any(e in k.encode("utf-8").lower() for e in self.literals)})
+        sens = sorted({k.encode("utf-8") for k in case_sensitive if k})
+        low = sorted({k.lower() for k in sens})
+        covered = _containing(low, self.literals) | (set(low) & set(self.literals))
+        self.sensitive = [k for k in sens if k.lower() not in covered]
         #: (gate, its literals), literals already searched everywhere left out
         pairs = []
         for g in gates:

@@ -40,10 +40,10 @@ def test_scan_json_imports_no_renderer_it_does_not_use():
     assert not (mods & unused), sorted(mods & unused)
 
 
-def test_scan_text_does_not_import_html_or_the_gate():
-    mods = _modules("scan", LOG)
+def test_scan_text_does_not_import_html_the_gate_or_rich_when_piped():
+    mods = _modules("scan", LOG)  # stdout is a pipe here: ASCII tables need no rich
     assert "logscan.formats.text" in mods
-    assert not (mods & {"logscan.formats.html", "logscan.gate.evaluate", "prometheus_client"})
+    assert not (mods & {"logscan.formats.html", "logscan.gate.evaluate", "prometheus_client", "rich.console"})
 
 
 def test_python_dash_m_logscan_runs_the_cli():

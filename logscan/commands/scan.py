@@ -10,7 +10,7 @@ import sys
 import click
 
 from ..sources import interrupt
-from ..sources.reader import stdin_isatty
+from ..sources.opening import stdin_isatty
 from .common import (EXIT_FAIL_ON, EXIT_OK, EXIT_USAGE, _check_gpu, _check_version, _engine_releases,
                      _exit_interrupted, _input_errors, packs_for)
 

@@ -13,14 +13,13 @@ import concurrent.futures
 import gzip
 import io
 import queue
-import sys
 import threading
 import zlib
-from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
 from ..models import InputStats
 from . import interrupt
+from .opening import InputError, _is_live, _is_plain_file, open_input, stdin_isatty  # noqa: F401 (re-exported)
 from .safe import ANSI
 
 #: Longest physical line kept, in bytes. Kernel lines are < 1 KiB; config dumps reach ~10 KiB.
@@ -33,10 +32,6 @@ READ_AHEAD = 2
 SEARCH_WORKERS = 2
 
 _ANSI = ANSI
-
-
-class InputError(Exception):
-    """An input cannot be opened or read at all (missing file, permission, a directory)."""
 
 
 def clean(raw: bytes, stats: InputStats) -> str:
@@ -77,69 +72,6 @@ def invalid_lines(span: bytes) -> int:
         except UnicodeDecodeError:
             n += 1
     return n
-
-
-def open_input(path: str) -> tuple[BinaryIO, str]:
-    """Open ``path`` (``-`` for stdin) for binary reading, unwrapping gzip by magic bytes.
-
-    Returns ``(stream, display_name)``. Raises ``InputError`` when it cannot be opened.
-    """
-    if path == "-":
-        stdin = getattr(sys.stdin, "buffer", None)
-        if stdin is None:  # file descriptor 0 closed (``<&-``): Python sets sys.stdin to None
-            raise InputError("<stdin>: standard input is closed")
-        raw: BinaryIO = stdin
-        name = "<stdin>"
-    else:
-        p = Path(path)
-        if p.is_dir():
-            raise InputError(f"{path}: is a directory")
-        try:
-            raw = p.open("rb")
-        except OSError as exc:
-            raise InputError(f"{path}: {exc.strerror or exc}") from None
-        name = path
-    buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
-    try:
-        magic = buffered.peek(2)[:2]
-    except (OSError, ValueError) as exc:  # a closed or unreadable descriptor
-        raise InputError(f"{name}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    if magic == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=buffered), name  # type: ignore[return-value]
-    return buffered, name
-
-
-def _is_live(fh) -> bool:
-    """True for a pipe, a socket or a terminal (reads return what has arrived so far)."""
-    import os
-    import stat as stat_mod
-
-    try:
-        return not stat_mod.S_ISREG(os.fstat(fh.fileno()).st_mode)
-    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-        return False
-
-
-def _is_plain_file(fh) -> bool:
-    """True for a buffered reader straight over a regular file (not gzip): seeking it back
-    re-reads the same bytes."""
-    import os
-    import stat as stat_mod
-
-    if not isinstance(fh, io.BufferedReader):
-        return False
-    try:
-        return stat_mod.S_ISREG(os.fstat(fh.fileno()).st_mode) and fh.seekable()
-    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-        return False
-
-
-def stdin_isatty() -> bool:
-    """True when standard input is a terminal; False when it is a pipe, a file, or closed (``<&-``)."""
-    try:
-        return bool(sys.stdin is not None and sys.stdin.isatty())
-    except (OSError, ValueError):
-        return False
 
 
 def read_lines(fh: BinaryIO, stats: InputStats, max_line: int = MAX_LINE) -> Iterator[tuple[int, str, bool]]:

@@ -10,7 +10,7 @@ median CPU ratio exceeds ``--max-ratio`` (default 1.20: issue 14's 20% budget).
 
 Usage::
 
-    python bench/startup.py --peer /tmp/base [--log fixtures/vllm/vllm-022.log] [--repeat 15]
+    python bench/startup.py --peer /tmp/base [--log fixtures/vllm/vllm-022.log] [--repeat 15] [--format json]
 """
 from __future__ import annotations
 
@@ -26,11 +26,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 
 
-def once(tree: Path, log: Path) -> tuple[float, float]:
+def once(tree: Path, log: Path, fmt: str = "text") -> tuple[float, float]:
     env = dict(os.environ, PYTHONPATH=str(tree))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from logscan.cli import main; main()", "scan", str(log)],
+    subprocess.run([sys.executable, "-c", "from logscan.cli import main; main()", "scan", "--format", fmt, str(log)],
                    env=env, cwd=str(tree), stdout=subprocess.DEVNULL, check=False)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -43,14 +43,15 @@ def main() -> int:
     ap.add_argument("--log", type=Path, default=HERE / "fixtures" / "vllm" / "vllm-022.log")
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--max-ratio", type=float, default=1.20)
+    ap.add_argument("--format", default="text", choices=["text", "json"], help="report format of the timed scan")
     args = ap.parse_args()
     trees = {"this": HERE, "peer": args.peer.resolve()}
     res: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
     for k, t in trees.items():
-        once(t, args.log.resolve())
+        once(t, args.log.resolve(), args.format)
     for _ in range(args.repeat):
         for k, t in trees.items():
-            res[k].append(once(t, args.log.resolve()))
+            res[k].append(once(t, args.log.resolve(), args.format))
     for k in trees:
         w = [x[0] for x in res[k]]
         c = [x[1] for x in res[k]]

@@ -9,6 +9,7 @@ rung of a name and the release range in which that list holds (``holds_in``).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -21,9 +22,21 @@ from ..packs.loader import Pack
 from ..packs.model import LadderFile, Registry
 
 
+@functools.lru_cache(maxsize=4096)
+def _v(text: str) -> Version:
+    """``Version(text)``, parsed once per text (placement compares the same releases thousands of times)."""
+    return Version(text)
+
+
+_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
+
+
+@functools.lru_cache(maxsize=8192)
 def norm(name: str) -> str:
-    """Compare names ignoring case and punctuation: ``flashinfer-cutlass`` == ``FLASHINFER_CUTLASS``."""
-    return regex.sub(r"[^a-z0-9]", "", name.lower())
+    """Compare names ignoring case and punctuation: ``flashinfer-cutlass`` == ``FLASHINFER_CUTLASS``.
+
+    Memoised: placing a run's kernels asks for the same few hundred names thousands of times."""
+    return _NOT_ALNUM.sub("", name.lower())
 
 
 def parse_version(text: Optional[str]) -> Optional[Version]:
@@ -31,7 +44,7 @@ def parse_version(text: Optional[str]) -> Optional[Version]:
     if not text:
         return None
     try:
-        v = Version(text.lstrip("vV"))
+        v = _v(text.lstrip("vV"))
     except InvalidVersion:
         return None
     if v.release[:2] == (0, 1) and v.is_devrelease:  # setuptools-scm build from a source checkout
@@ -53,21 +66,21 @@ class LadderIndex:
 
     def __init__(self, pack: Pack):
         self.pack = pack
-        self.releases = sorted(pack.ladders, key=Version)
+        self.releases = sorted(pack.ladders, key=_v)
         self.history = getattr(pack.ladders, "history", None)
         snapshots = getattr(pack.ladders, "snapshots", pack.ladders)
         #: normalised kernel class name (or its logged alias) -> releases whose ladders hold it
         self._class_releases: dict[str, set[str]] = {}
         aliases: dict[str, list[str]] = {}
-        snap_order = sorted(snapshots, key=Version)
+        snap_order = sorted(snapshots, key=_v)
         # a release between two snapshots may hold a class either holds: only the snapshots
         # were read for kernel tables, so neither neighbour's evidence excludes it
         between: dict[str, set[str]] = {s: {s} for s in snap_order}
         for rel in self.releases:
             if rel in between:
                 continue
-            lo = [x for x in snap_order if Version(x) < Version(rel)]
-            hi = [x for x in snap_order if Version(x) > Version(rel)]
+            lo = [x for x in snap_order if _v(x) < _v(rel)]
+            hi = [x for x in snap_order if _v(x) > _v(rel)]
             for s in (lo[-1:] + hi[:1]):
                 between[s].add(rel)
         exact: dict[str, list[tuple[str, list[str]]]] = {}  # linear class -> (first, last) spans
@@ -129,20 +142,20 @@ class LadderIndex:
             return self.releases[-1]
         best = None
         for rel in self.releases:
-            if Version(rel) <= version:
+            if _v(rel) <= version:
                 best = rel
         return best
 
     def nearest(self, version: Version) -> tuple[Optional[str], Optional[str]]:
         """The shipped releases right before and right after ``version`` (None at either end)."""
-        older = [r for r in self.releases if Version(r) < version]
-        newer = [r for r in self.releases if Version(r) > version]
+        older = [r for r in self.releases if _v(r) < version]
+        newer = [r for r in self.releases if _v(r) > version]
         return (older[-1] if older else None), (newer[0] if newer else None)
 
     def exact(self, version: str) -> Optional[str]:
         """The shipped release equal to ``version`` (``0.31`` == ``0.31.0``); None if not shipped."""
         v = parse_version(version)
-        return next((r for r in self.releases if v is not None and Version(r) == v), None)
+        return next((r for r in self.releases if v is not None and _v(r) == v), None)
 
     def holds_in(self, release: str, registry: Registry, platform: str) -> str:
         """The release range in which ``registry``'s ``platform`` list is the one of ``release``.
@@ -171,7 +184,7 @@ class LadderIndex:
         ladders do not hold the name is skipped.
         """
         groups: list[tuple[tuple, list[str]]] = []
-        for rel in sorted((r for r in releases if r in self.pack.ladders), key=Version):
+        for rel in sorted((r for r in releases if r in self.pack.ladders), key=_v):
             p = self.place(rel, name, hint, platform, quantization)
             if p is None:
                 continue
@@ -197,7 +210,7 @@ class LadderIndex:
     def next_release(self, release: str) -> Optional[str]:
         """The detailed snapshot release right after ``release`` (None for the newest)."""
         snaps = getattr(self.pack.ladders, "snapshots", self.pack.ladders)
-        later = [r for r in sorted(snaps, key=Version) if Version(r) > Version(release)]
+        later = [r for r in sorted(snaps, key=_v) if _v(r) > _v(release)]
         return later[0] if later else None
 
     @staticmethod

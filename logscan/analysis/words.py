@@ -68,7 +68,20 @@ def _strongest(terms: list[GateTerm]) -> list[GateTerm]:
     return out
 
 
+#: (ids of the terms, sep) -> (the terms, the words): terms are frozen models, so the words of
+#: the same objects never change; the objects are kept so that their ids stay theirs
+_WORDS: dict[tuple, tuple] = {}
+
+
 def gate_words(terms: list[GateTerm], sep: str = ", ") -> str:
-    """A conjunction in words; ``always available`` for no terms."""
-    ts = _strongest(list(terms))
-    return sep.join(term_words(t) for t in ts) or "always available"
+    """A conjunction in words; ``always available`` for no terms.
+
+    Memoised per term objects: a run's placement words the same rungs' gates again and again."""
+    key = (tuple(map(id, terms)), sep)
+    hit = _WORDS.get(key)
+    if hit is None:
+        if len(_WORDS) > 20_000:
+            _WORDS.clear()
+        ts = _strongest(list(terms))
+        hit = _WORDS[key] = (tuple(terms), sep.join(term_words(t) for t in ts) or "always available")
+    return hit[1]

@@ -13,9 +13,7 @@ import shutil
 import sys
 from typing import Optional
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+
 
 #: cost class -> rich style, on a terminal only
 STYLES = {"native": "green", "portable": "cyan", "weight_only": "yellow", "dequant_at_load": "dark_orange",
@@ -38,6 +36,36 @@ def render_table(rows: list[list[str]], *, terminal: Optional[bool] = None, widt
     ``terminal`` defaults to ``on_terminal()``; ``width`` to the terminal's columns there.
     """
     tty = on_terminal() if terminal is None else terminal
+    if not tty and _plain_ascii(rows):
+        return _plain(rows, indent)
+    return _rich_table(rows, tty, width, indent)
+
+
+def _plain_ascii(rows: list[list[str]]) -> bool:
+    """Every cell is printable ASCII (no tab, no control): a width is then its length."""
+    return all(c.isascii() and c.isprintable() for r in rows for c in r)
+
+
+def _plain(rows: list[list[str]], indent: int) -> list[str]:
+    """The piped layout without rich (its import is most of a text report's start-up), the
+    same characters as rich prints it for printable ASCII cells: columns as wide as their
+    widest cell, two spaces between them, no trailing blanks (``tests/test_terminal_tables.py``
+    compares the two on generated tables)."""
+    n = len(rows[0])
+    widths = [max(len(r[i]) if i < len(r) else 0 for r in rows) for i in range(n)]
+    out = []
+    for r in rows:
+        cells = [(r[i] if i < len(r) else "").ljust(widths[i]) for i in range(n)]
+        out.append(" " * indent + "  ".join(cells).rstrip())
+    return out
+
+
+def _rich_table(rows: list[list[str]], tty: bool, width: Optional[int], indent: int) -> list[str]:
+    """The table laid out by rich (a terminal, or cells rich must measure: wide or control characters)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     if tty:
         width = width or shutil.get_terminal_size((100, 24)).columns
     else:

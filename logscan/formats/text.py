@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from .clip import clip
 from ..models import InputStats, Report, Run
 from .escape import TableLine, report_line, visible_controls
+from .inputs import input_error, unopened  # noqa: F401 (input_error: re-exported)
 from .table import render_table
 
 if TYPE_CHECKING:
@@ -161,19 +162,6 @@ def input_note(st: InputStats) -> Optional[str]:
 #: what ``RUNG -`` means, printed under every table that shows it
 RUNG_NONE = ("RUNG - means the kernel is on no shipped ladder of this engine release (a name the ladders do "
              "not hold), so its place is unknown; the cost class says what the log or its name tells")
-
-
-def input_error(st: InputStats) -> Optional[str]:
-    """``PATH: why`` for an input that could not be read to its end (None when it was): the one
-    stderr line every subcommand prints for it (docs/fail-closed.md, exit status 2)."""
-    if not st.error:
-        return None
-    return st.error if st.error.startswith(st.source + ": ") else f"{st.source}: {st.error}"
-
-
-def unopened(st: InputStats) -> bool:
-    """True for an input that could not be opened at all (missing, a directory, no permission)."""
-    return bool(st.error) and st.lines == 0 and st.bytes == 0
 
 
 def render(report: Report, gate: "Optional[GateResult]" = None) -> str:

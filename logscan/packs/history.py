@@ -16,6 +16,7 @@ snapshot file unchanged (a test checks the history agrees with it).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Optional
@@ -24,6 +25,12 @@ from packaging.version import Version
 from pydantic import Field, model_validator
 
 from .model import LadderFile, LadderKernel, Registry, _Strict
+
+
+@functools.lru_cache(maxsize=4096)
+def _v(text: str) -> Version:
+    """``Version(text)``, parsed once per text (placement compares the same releases thousands of times)."""
+    return Version(text)
 
 
 class Ordering(_Strict):
@@ -55,7 +62,7 @@ class HistoryFile(_Strict):
     @model_validator(mode="after")
     def _spans_in_releases(self) -> "HistoryFile":
         idx = {r: i for i, r in enumerate(self.releases)}
-        if sorted(self.releases, key=Version) != self.releases or len(idx) != len(self.releases):
+        if sorted(self.releases, key=_v) != self.releases or len(idx) != len(self.releases):
             raise ValueError("releases must be unique and oldest first")
         for reg in self.registry:
             for o in reg.orderings:
@@ -139,9 +146,9 @@ def _family(name: str) -> tuple[str, bool]:
 
 def _facts_order(release: str, snapshots: dict[str, LadderFile]) -> list[LadderFile]:
     """Snapshots to take facts from for ``release``: the newest not newer first, then by distance."""
-    v = Version(release)
-    older = sorted((s for s in snapshots if Version(s) <= v), key=Version, reverse=True)
-    newer = sorted((s for s in snapshots if Version(s) > v), key=Version)
+    v = _v(release)
+    older = sorted((s for s in snapshots if _v(s) <= v), key=_v, reverse=True)
+    newer = sorted((s for s in snapshots if _v(s) > v), key=_v)
     return [snapshots[s] for s in older + newer]
 
 
@@ -214,7 +221,7 @@ class Ladders(Mapping):
         self.snapshots = snapshots
         self.history = history
         keys = set(snapshots) | set(history.releases if history else ())
-        self._keys = sorted(keys, key=Version)
+        self._keys = sorted(keys, key=_v)
         self._made: dict[str, LadderFile] = {}
 
     def __getitem__(self, release: str) -> LadderFile:

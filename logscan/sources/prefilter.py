@@ -32,6 +32,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from .literals import _containing, _head, _hex, ere_alternation, minimal_literals  # noqa: F401 (re-exported)
+
 #: Environment variable that forces the engine: ``auto`` (default), ``hyperscan``, ``python``, ``off``.
 ENV = "LOGSCAN_PREFILTER"
 
@@ -140,72 +142,6 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     return cache[key]
 
 
-def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
-    """Lower-cased UTF-8 keywords, without those that contain another one (same lines hit).
-
-    Sorted. One ``bytes.find`` pass per literal over all literals joined by NUL (a byte no
-    keyword holds), instead of a pairwise ``in`` test: ~460 keywords cost ~1 ms, not ~30 ms
-    of every start-up.
-    """
-    low = sorted({k.encode("utf-8").lower() for k in keywords if k})
-    drop = _containing(low, low)
-    return [k for k in low if k not in drop]
-
-
-def _containing(literals: list[bytes], needles: list[bytes]) -> set[bytes]:
-    """The members of ``literals`` that contain a member of ``needles`` other than themselves."""
-    joined = b"\x00".join(literals)
-    starts, pos = [], 0
-    for lit in literals:
-        starts.append(pos)
-        pos += len(lit) + 1
-    import bisect
-
-    out: set[bytes] = set()
-    for needle in needles:
-        if not needle or b"\x00" in needle:
-            out.update(lit for lit in literals if needle in lit and needle != lit)
-            continue
-        i = joined.find(needle)
-        while i >= 0:
-            j = bisect.bisect_right(starts, i) - 1
-            if literals[j] != needle:
-                out.add(literals[j])
-            i = joined.find(needle, i + 1)
-    return out
-
-
-def _head(pattern: str) -> str:
-    """``pattern`` up to the end of its first top-level group (with its quantifier), or whole.
-
-    Unchanged when the pattern has a top-level ``|`` (a head would not be necessary then).
-    """
-    depth, i, end, in_class = 0, 0, None, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "]":
-                i += 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0 and end is None:
-                j = i + 1
-                m = re.match(r"(?:[?*+]|\{\d*,?\d*\})\??", pattern[j:])
-                end = j + (m.end() if m else 0)
-        elif c == "|" and depth == 0:
-            return pattern
-        i += 1
-    return pattern[:end] if end is not None else pattern
-
-
 class _HsDb:
     """A Hyperscan database with a scratch space per thread (a loaded database has none).
 
@@ -238,10 +174,6 @@ def _cache_path(exprs: list[bytes], flags: list[int]):
     return root / f"hyperscan-{h.hexdigest()[:32]}.db"
 
 
-def _hex(lit: bytes) -> bytes:
-    return b"".join(b"\\x%02x" % c for c in lit)
-
-
 #: Bytes on which a str-mode and a bytes-mode (or Hyperscan) regex may disagree even in ASCII
 #: text (Python's str ``\\s`` takes the information separators): a buffer holding one opens
 #: every gate, the exact per-line check then decides.
@@ -271,8 +203,10 @@ class Prefilter:
                  case_sensitive: Iterable[str] = ()):
         self.literals = minimal_literals(keywords)
         #: case-sensitive literals (bytes as written), those holding a caseless one left out
-        self.sensitive = sorted({k.encode("utf-8") for k in case_sensitive if k
-                                 and not any(e in k.encode("utf-8").lower() for e in self.literals)})
+        sens = sorted({k.encode("utf-8") for k in case_sensitive if k})
+        low = sorted({k.lower() for k in sens})
+        covered = _containing(low, self.literals) | (set(low) & set(self.literals))
+        self.sensitive = [k for k in sens if k.lower() not in covered]
         #: (gate, its literals), literals already searched everywhere left out
         pairs = []
         for g in gates:
@@ -460,8 +394,3 @@ class Prefilter:
             i = buf.find(b"\n{", i + 2)
         out.sort()
         return out
-
-
-def ere_alternation(keywords: Iterable[str]) -> str:
-    """The keywords as one POSIX ERE alternation (for ``grep -E -i``; used by the benchmark)."""
-    return "|".join(re.sub(r"([\\.^$|?*+()\[\]{}])", r"\\\1", k) for k in sorted(set(keywords)))

@@ -1,0 +1,64 @@
+"""The template history compiles a template's regex only for a message starting with its literal
+head (start-up, issue 18); the answers must be those of trying every regex."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from logscan.analysis.template_era import FIELD, literal_head, load, template_regex
+from logscan.packs.loader import _read_toml
+from tests.conftest import FIXTURES, ROOT
+
+ENGINES = ["vllm", "sglang"]
+
+
+def _brute(th, message: str, min_ratio: float = 0.5):
+    text = message.strip()
+    hits = [(lc, t, held) for t, _, lc, held in th.templates if template_regex(t).match(text)]
+    if not hits:
+        return None
+    top = max(lc for lc, _, _ in hits)
+    if top < min_ratio * len(text):
+        return None
+    best = [(t, held) for lc, t, held in hits if lc == top]
+    return best[0][0], frozenset().union(*(h for _, h in best))
+
+
+def _filled(template: str) -> str:
+    """The template with every field given a value (what a log line of it looks like)."""
+    return FIELD.sub(lambda m: "%" if m.group(0) == "%%" else "Xy1", template).replace("{{", "{").replace("}}", "}")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_template_still_matches_its_own_line(engine):
+    th = load(ROOT / "patterns" / engine, _read_toml)
+    assert th is not None and len(th.templates) > 50
+    for t, head, _, _ in th.templates:
+        msg = _filled(t).strip()
+        if template_regex(t).match(msg):
+            assert msg.startswith(head), (t, head)
+            assert th.best(msg, 0.0) is not None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_best_equals_trying_every_regex_on_real_lines(engine):
+    th = load(ROOT / "patterns" / engine, _read_toml)
+    messages = []
+    for path in sorted((FIXTURES / engine).glob("*.log"))[:40]:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            messages.append(re.sub(r"^.*?\] ", "", line))  # drop a bracketed prefix when there is one
+    messages += [_filled(t) for t, _, _, _ in th.templates]
+    found = 0
+    for msg in messages:
+        got = th.best(msg)
+        assert got == _brute(th, msg), msg
+        found += got is not None
+    assert found > 20
+
+
+def test_literal_head_is_the_text_before_the_first_field():
+    assert literal_head("Using %s for %s") == "Using"
+    assert literal_head("{} kernels") == ""
+    assert literal_head("100%% of %s") == "100"
+    assert literal_head("No fields here ") == "No fields here"

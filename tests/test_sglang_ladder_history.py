@@ -155,3 +155,22 @@ def test_a_function_without_the_choice_is_no_registry(tmp_path):
     assert ds.derive(tmp_path) == []
     with pytest.raises(ds.DeriveError):
         ds.find_sglang_root(tmp_path / "sglang")
+
+
+def test_a_vllm_run_never_reads_the_sglang_history(tmp_path):
+    """The history is loaded on the first SGLang ladder lookup only (start-up cost)."""
+    import functools
+
+    from logscan.packs.loader import load_packs
+    from logscan.pipeline import scan_inputs
+
+    packs = load_packs(ROOT / "patterns")
+    assert isinstance(packs.packs["sglang"].ladders._history, functools.partial)
+    log = tmp_path / "v.log"
+    log.write_text("INFO 05-11 08:00:01 [utils.py:233] vLLM server version 0.31.0, serving model m\n"
+                   "INFO 05-11 08:00:02 [cuda.py:1] Using MarlinNvFp4LinearKernel for NVFP4 GEMM\n")
+    (run,) = scan_inputs([str(log)], packs=packs).runs
+    assert run.engine.name == "vllm" and run.selections
+    assert isinstance(packs.packs["sglang"].ladders._history, functools.partial)
+    assert "0.4.9.post6" in packs.packs["sglang"].ladders  # the first lookup reads it
+    assert not isinstance(packs.packs["sglang"].ladders._history, functools.partial)

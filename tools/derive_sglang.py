@@ -189,7 +189,6 @@ def _ladder(recipe: dict, rel: str, node: ast.AST) -> Derived:
     plat_of: dict[str, str] = recipe.get("platform_of", {})
     out = Derived(recipe["name"], "if_chain", rel)
     seen: set[tuple[str, str]] = set()
-    fallbacks: list[tuple[str, str]] = []
     for site in _walk(node.body, recipe, (), True):
         if site.token not in names and only:
             continue
@@ -204,15 +203,9 @@ def _ladder(recipe: dict, rel: str, node: ast.AST) -> Derived:
         seen.add((plat, rung))
         out.platforms.setdefault(plat, []).append(rung)
         out.gates.setdefault(plat, []).append(gate)
-        if site.fallback and plat == default:
-            fallbacks.append((rung, gate))
-    if fallbacks:  # the chain's last unconditional rung is reachable on every platform it serves
-        rung, gate = fallbacks[-1]
-        if out.platforms[default][-1] == rung:
-            for p in out.platforms:
-                if p != default and rung not in out.platforms[p]:
-                    out.platforms[p].append(rung)
-                    out.gates[p].append(gate)
+    # The chain's unconditional last rung stays in the default list only: a platform list holds
+    # the rungs that platform's own branches reach. Repeating the shared fallback there would
+    # make its logged name (Triton block FP8) name no platform, on a CUDA log too.
     return out
 
 

@@ -51,7 +51,9 @@ NOT_RUN_HERE = {
     "python tools/derive_ladders.py": "needs that vLLM wheel: tested in tests/test_derive_ladders.py",
     "python bench/throughput.py": "a benchmark over 100 MB - 1 GB: its script is checked in tests/test_bench.py",
     "pip install '.[maintainer]'": "a maintainer extra (tomli-w), not needed by the tests",
-    "python tools/refresh.py": "downloads a vLLM release: tests/test_refresh.py runs it on a bundled source tree",
+    "python tools/refresh.py": "downloads a vLLM or SGLang release: tests/test_refresh.py and "
+                               "tests/test_sglang_ladder_history.py run it on bundled source trees",
+    "python tools/derive_sglang.py": "reads an SGLang release tree: tested in tests/test_sglang_ladder_history.py",
     "python tools/template_history.py": "reads release trees: tested in tests/test_template_history.py",
     "python tools/corpus_score.py": "scores the bundled corpus: run by tests/test_corpus_score.py",
     "python bench/compare.py": "a benchmark over 100 MB - 1 GB beside rg and grep: smoke-run in tests/test_bench.py",

@@ -266,12 +266,13 @@ def test_fp4_kv_silently_falling_back_is_flagged(tmp_path):
 
 
 def test_ladder_release_follows_the_rank_order_era(tmp_path):
-    """TP before PP is the 0.5.16-and-older prefix: rungs come from the 0.5.16 ladder, not 0.5.23's."""
+    """TP before PP is the prefix of 0.5.6.post2 and older (scheduler.py of each release): rungs
+    come from the newest such release's own ladder (the history), not from 0.5.23's."""
     line = ("[2025-06-01 10:00:00 TP1 PP0] Using default W8A8 Block FP8 kernel config. Performance might be "
             "sub-optimal! Config file not found at /x/N=4096,K=7168,device_name=NVIDIA_H100_80GB_HBM3,"
             "dtype=fp8_w8a8,block_shape=[128, 128].json\n")
     (run,) = _scan_text(tmp_path, line).runs
-    assert run.engine.ladder_version == "0.5.16"
+    assert run.engine.ladder_version == "0.5.6.post2"
     (sel,) = run.selections
     assert (sel.ladder.rung, sel.ladder.rungs, sel.cost_class.value) == (5, 5, "portable")
     assert run.config.gpu == "NVIDIA_H100_80GB_HBM3"

@@ -21,13 +21,23 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-#: registry name -> (kind, file, {platform: rungs})
-Release = dict[str, tuple[str, str, dict[str, list[str]]]]
+#: registry name -> (kind, file, {platform: rungs}[, {platform: gate sources}])
+#: (the fourth item only for registries derived from if/elif code: SGLang, one gate per rung)
+Release = dict[str, tuple]
 
 
 def from_derived(derived) -> Release:
-    """``derive_ladders.derive(root)`` output -> one expanded release."""
-    return {d.name: (d.kind, d.file, {p: list(v) for p, v in d.platforms.items()}) for d in derived}
+    """``derive_ladders.derive(root)`` / ``derive_sglang.derive(root)`` output -> one expanded release."""
+    out: Release = {}
+    for d in derived:
+        plats = {p: list(v) for p, v in d.platforms.items()}
+        gates = getattr(d, "gates", None)
+        out[d.name] = (d.kind, d.file, plats, {p: list(v) for p, v in gates.items()}) if gates else (d.kind, d.file, plats)
+    return out
+
+
+def _gates(entry: tuple) -> dict[str, list[str]]:
+    return entry[3] if len(entry) > 3 else {}
 
 
 def expand(doc: dict) -> dict[str, Release]:
@@ -38,26 +48,43 @@ def expand(doc: dict) -> dict[str, Release]:
     for reg in doc.get("registry", []):
         for o in reg.get("orderings", []):
             for r in rels[idx[o["first"]]: idx[o["last"]] + 1]:
-                entry = out[r].setdefault(reg["name"], (reg["kind"], reg.get("file", ""), {}))
+                entry = out[r].setdefault(reg["name"], (reg["kind"], reg.get("file", ""), {}, {}))
                 entry[2][o["platform"]] = list(o["rungs"])
-    return out
+                if "gates" in o:
+                    entry[3][o["platform"]] = list(o["gates"])
+    return {r: {n: (e if e[3] else e[:3]) for n, e in regs.items()} for r, regs in out.items()}
 
 
-def compress(engine: str, source: str, releases: dict[str, Release]) -> dict:
-    """``{release: Release}`` -> a history document, releases oldest first, registries by first sight."""
+def compress(engine: str, source: str, releases: dict[str, Release],
+             handmade: Optional[list[dict]] = None) -> dict:
+    """``{release: Release}`` -> a history document, releases oldest first, registries by first sight.
+
+    ``handmade``: registries not derived from source (``{"name", "why"}``), kept as entries
+    without orderings so the data says which ladders stay hand-made and why."""
     rels = sorted(releases, key=Version)
     regs: dict[str, dict] = {}
     for i, r in enumerate(rels):
-        for name, (kind, file, plats) in releases[r].items():
+        for name, entry in releases[r].items():
+            kind, file, plats = entry[:3]
+            gates = _gates(entry)
             reg = regs.setdefault(name, {"name": name, "kind": kind, "file": file, "orderings": []})
             reg["file"] = file or reg["file"]  # the newest file that holds it
             for p, rungs in plats.items():
+                g = gates.get(p)
                 last = next((o for o in reversed(reg["orderings"]) if o["platform"] == p), None)
-                if last is not None and last["rungs"] == rungs and last["last"] == (rels[i - 1] if i else None):
+                if (last is not None and last["rungs"] == rungs and last.get("gates") == g
+                        and last["last"] == (rels[i - 1] if i else None)):
                     last["last"] = r
                 else:
-                    reg["orderings"].append({"platform": p, "first": r, "last": r, "rungs": list(rungs)})
-    return {"engine": engine, "source": source, "releases": rels, "registry": list(regs.values())}
+                    o = {"platform": p, "first": r, "last": r, "rungs": list(rungs)}
+                    if g is not None:
+                        o["gates"] = list(g)
+                    reg["orderings"].append(o)
+    out = list(regs.values())
+    for h in handmade or []:
+        out.append({"name": h["name"], "kind": "if_chain", "file": h.get("file", ""), "orderings": [],
+                    "handmade": h["why"]})
+    return {"engine": engine, "source": source, "releases": rels, "registry": out}
 
 
 def load(path: Path) -> Optional[dict]:
@@ -80,10 +107,14 @@ def dumps(doc: dict) -> str:
     lines.append("]")
     for reg in doc["registry"]:
         lines += ["", "[[registry]]", f"name = {_s(reg['name'])}", f"kind = {_s(reg['kind'])}",
-                  f"file = {_s(reg['file'])}", "orderings = ["]
+                  f"file = {_s(reg['file'])}"]
+        if reg.get("handmade"):
+            lines.append(f"handmade = {_s(reg['handmade'])}")
+        lines.append("orderings = [")
         for o in reg["orderings"]:
+            g = (f", gates = [{', '.join(_s(x) for x in o['gates'])}]") if "gates" in o else ""
             lines.append(f"    {{ platform = {_s(o['platform'])}, first = {_s(o['first'])}, last = {_s(o['last'])}, "
-                         f"rungs = [{', '.join(_s(k) for k in o['rungs'])}] }},")
+                         f"rungs = [{', '.join(_s(k) for k in o['rungs'])}]{g} }},")
         lines.append("]")
     return "\n".join(lines) + "\n"
 
@@ -94,8 +125,8 @@ def summarize(old: Optional[Release], new: Release, old_name: str, new_name: str
     if old is None:
         return [f"{new_name}: first release of the history ({len(new)} registries)"]
     out = []
-    old_k = {k for _, _, pl in old.values() for v in pl.values() for k in v}
-    new_k = {k for _, _, pl in new.values() for v in pl.values() for k in v}
+    old_k = {k for e in old.values() for v in e[2].values() for k in v}
+    new_k = {k for e in new.values() for v in e[2].values() for k in v}
     for k in sorted(new_k - old_k):
         out.append(f"new kernel      {k}")
     for k in sorted(old_k - new_k):
@@ -122,4 +153,9 @@ def summarize(old: Optional[Release], new: Release, old_name: str, new_name: str
                 ca, cb = [k for k in a if k in b], [k for k in b if k in a]
                 if ca != cb:
                     out.append(f"reordered       {name} [{p}]: {', '.join(a)} -> {', '.join(b)}")
+            if p in op and p in np_:  # if/elif registries: a rung whose branch test changed
+                og, ng = dict(zip(op[p], _gates(old[name]).get(p, []))), dict(zip(np_[p], _gates(new[name]).get(p, [])))
+                for k in np_[p]:
+                    if k in og and k in ng and og[k] != ng[k]:
+                        out.append(f"gate changed    {name} [{p}] {k}: {og[k]} -> {ng[k]}")
     return out

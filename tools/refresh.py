@@ -16,10 +16,14 @@ Usage::
     python tools/refresh.py vllm 0.31.0 --check         # exit 1 if shipped data != the source
     python tools/refresh.py vllm 0.34.0 --source /path/holding/vllm   # a local tree, no download
     python tools/refresh.py vllm --from-dir /tmp/src/vllm 0.6.6 0.7.0  # <dir>/<version>/vllm/...
+    python tools/refresh.py sglang 0.5.24               # the same for SGLang (if/elif recipes)
+    python tools/refresh.py sglang 0.5.9 --check
 
 Exit status: 0 done (``--check``: the shipped data equals the source), 1 ``--check`` found a
-difference, 2 bad usage, no source, or a download failure. Engines: vLLM only so far (SGLang's
-selection is if/elif code over server arguments, which ``derive_ladders`` does not read).
+difference, 2 bad usage, no source, or a download failure. Engines: vLLM (registry lists,
+``tools/derive_ladders.py``) and SGLang (if/elif selection chains read by the recipes of
+``tools/derive_sglang_recipes.toml``, ``tools/derive_sglang.py``; each rung keeps its branch's
+test expression as its gate; the recipes' ``[[handmade]]`` ladders are listed as not derived).
 """
 from __future__ import annotations
 
@@ -44,10 +48,15 @@ dl = _tool("derive_ladders")
 rs = _tool("release_source")
 dt = _tool("derive_templates")
 th = _tool("template_history")
+ds = _tool("derive_sglang")
 
-SOURCE = "tools/refresh.py: ast over each release's sdist (tools/derive_ladders.py)"
-#: the first release of each engine with a kernel registry (older ones have nothing to derive)
-FIRST = {"vllm": "0.6.6"}
+SOURCES = {"vllm": "tools/refresh.py: ast over each release's sdist (tools/derive_ladders.py)",
+           "sglang": "tools/refresh.py: ast over each release's sdist or wheel (tools/derive_sglang.py, "
+                     "recipes in tools/derive_sglang_recipes.toml)"}
+SOURCE = SOURCES["vllm"]
+#: the first release of each engine to derive (vLLM: its first kernel registry; SGLang: the
+#: oldest the issue covers, 0.3.x has no selection chain of its own and ships empty)
+FIRST = {"vllm": "0.6.6", "sglang": "0.3.0"}
 
 
 class RefreshError(Exception):
@@ -55,9 +64,15 @@ class RefreshError(Exception):
 
 
 def derive_release(engine: str, tree: Path) -> "lh.Release":
-    """Registries of one release tree (a folder holding ``vllm/``). Raises ``RefreshError``."""
-    if engine != "vllm":
-        raise RefreshError(f"{engine}: no ast deriver yet (only vllm)")
+    """Registries of one release tree (a folder holding ``vllm/`` or ``sglang/``). Raises ``RefreshError``.
+
+    An SGLang release may derive no ladder at all (0.3.x quantizes through vLLM's code): it is
+    kept in the history with no registry, so its rungs are not borrowed from a later release."""
+    if engine == "sglang":
+        try:
+            return lh.from_derived(ds.derive(ds.find_sglang_root(tree)))
+        except ds.DeriveError as exc:
+            raise RefreshError(str(exc)) from None
     try:
         root = dl.find_vllm_root(tree)
     except dl.DeriveError as exc:
@@ -112,7 +127,8 @@ def rule_templates_of(engine: str, tree: Path, known: dict[str, dict]) -> dict[s
     from logscan.packs.loader import load_packs
 
     rules = [cr.rule for cr in load_packs(ROOT / "patterns").packs[engine].rules]
-    mine = dt.release_templates(dl.find_vllm_root(tree), engine)
+    root = ds.find_sglang_root(tree) if engine == "sglang" else dl.find_vllm_root(tree)
+    mine = dt.release_templates(root, engine)
     got = dt.rule_templates(rules, {"0": mine, "1": {t: v["level"] for t, v in known.items()}})
     return {t: {"level": mine[t]} for t in got if t in mine}
 
@@ -185,8 +201,6 @@ def run(argv: Optional[list[str]] = None, out=sys.stdout) -> int:
     path = args.history or ROOT / "patterns" / args.engine / "ladder-history.toml"
     src = Sources(args.engine, args.source, args.from_dir)
     try:
-        if args.engine != "vllm":
-            raise RefreshError(f"{args.engine}: no ast deriver yet (only vllm); see docs/ladders.md")
         doc = lh.load(path)
         releases = lh.expand(doc) if doc else {}
         tpath = args.templates or path.with_name("template-history.toml")
@@ -236,7 +250,8 @@ def run(argv: Optional[list[str]] = None, out=sys.stdout) -> int:
             releases[v] = got
         if args.check:
             return 1 if differ else 0
-        text = lh.dumps(lh.compress(args.engine, SOURCE, releases))
+        handmade = ds.load_recipes().get("handmade", []) if args.engine == "sglang" else None
+        text = lh.dumps(lh.compress(args.engine, SOURCES[args.engine], releases, handmade))
         if args.dry_run:
             print(f"(dry run: {path} not written)", file=out)
         else:

@@ -66,6 +66,17 @@ class LadderIndex:
 
     def __init__(self, pack: Pack):
         self.pack = pack
+
+    def __getattr__(self, name: str):
+        # built on first use: listing the releases reads the pack's ladder history, which a
+        # run of another engine never needs (start-up cost)
+        if name not in ("releases", "history", "_class_releases") or "pack" not in self.__dict__:
+            raise AttributeError(name)
+        self._build()
+        return self.__dict__[name]
+
+    def _build(self) -> None:
+        pack = self.pack
         self.releases = sorted(pack.ladders, key=_v)
         self.history = getattr(pack.ladders, "history", None)
         snapshots = getattr(pack.ladders, "snapshots", pack.ladders)
@@ -160,10 +171,11 @@ class LadderIndex:
     def holds_in(self, release: str, registry: Registry, platform: str) -> str:
         """The release range in which ``registry``'s ``platform`` list is the one of ``release``.
 
-        From the history for registries derived from source (``linear``, ``moe``); an if-chain
-        or attention registry is known only at the snapshot it was read from, which is named.
+        From the history for registries derived from source (vLLM's ``linear`` and ``moe``
+        lists, SGLang's if/elif chains); any other registry is known only at the snapshot it
+        was read from, which is named.
         """
-        if self.history is not None and registry.kind in ("linear", "moe"):
+        if self.history is not None and (registry.kind in ("linear", "moe") or registry.name in self.history.derived):
             span = self.history.span(release, registry.name, platform)
             if span is not None:
                 return release_span(*span)

@@ -40,15 +40,21 @@ class Ordering(_Strict):
     first: str
     last: str
     rungs: list[str]
+    #: per rung, the test expression of its branch (``ast.unparse``; if/elif registries: SGLang)
+    gates: list[str] = Field(default_factory=list)
 
 
 class HistoryRegistry(_Strict):
-    """A registry's orderings across releases (kind ``linear`` or ``moe``)."""
+    """A registry's orderings across releases (kind ``linear``, ``moe`` or ``if_chain``).
+
+    ``handmade``: why the registry is not derived from source (it has no orderings then; its
+    ladders stay the hand-made snapshots')."""
 
     name: str
     kind: str
     file: str = ""
     orderings: list[Ordering] = Field(default_factory=list)
+    handmade: str = ""
 
 
 class HistoryFile(_Strict):
@@ -85,6 +91,8 @@ class LadderHistory:
 
     def __post_init__(self) -> None:
         self.index = {r: i for i, r in enumerate(self.file.releases)}
+        #: registries whose orderings are derived from source (not ``handmade``)
+        self.derived = {reg.name for reg in self.file.registry if reg.orderings}
 
     @property
     def releases(self) -> list[str]:
@@ -102,17 +110,34 @@ class LadderHistory:
         return out
 
     def span(self, release: str, registry: str, platform: str) -> Optional[tuple[str, str]]:
-        """First and last release in which ``registry``'s ``platform`` list is the one of ``release``."""
+        """First and last release in which ``registry``'s ``platform`` list is the one of ``release``.
+
+        Adjacent orderings with the same rungs (an if/elif chain whose gate text changed) count
+        as one list: the span is of the rung order, not of the gate wording."""
         i = self.index.get(release)
         if i is None:
             return None
+        got = self.orderings(registry, platform)
+        at = next((k for k, o in enumerate(got) if self.index[o.first] <= i <= self.index[o.last]), None)
+        if at is None:
+            return None
+        lo = hi = at
+        while lo > 0 and got[lo - 1].rungs == got[at].rungs and self.index[got[lo - 1].last] + 1 == self.index[got[lo].first]:
+            lo -= 1
+        while (hi + 1 < len(got) and got[hi + 1].rungs == got[at].rungs
+               and self.index[got[hi].last] + 1 == self.index[got[hi + 1].first]):
+            hi += 1
+        return got[lo].first, got[hi].last
+
+    def gates(self, release: str, registry: str, platform: str) -> list[str]:
+        """The gate source of each rung of ``registry``'s ``platform`` list at ``release`` (or [])."""
+        i = self.index.get(release)
         for reg in self.file.registry:
-            if reg.name != registry:
-                continue
-            for o in reg.orderings:
-                if o.platform == platform and self.index[o.first] <= i <= self.index[o.last]:
-                    return o.first, o.last
-        return None
+            if reg.name == registry and i is not None:
+                for o in reg.orderings:
+                    if o.platform == platform and self.index[o.first] <= i <= self.index[o.last]:
+                        return list(o.gates)
+        return []
 
     def orderings(self, registry: str, platform: str) -> list[Ordering]:
         """Every ordering of one registry's platform list, oldest first."""
@@ -157,8 +182,10 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
 
     Registry order: the base snapshot's order (its ``linear`` / ``moe`` registries replaced by
     this release's lists, dropped when absent here), then registries the base does not have.
-    The base's if-chain and attention registries are carried over unchanged (not derived: the
-    ``source`` says so). A registry no snapshot knows by name takes role, scheme and costs
+    The base's other registries (vLLM's if-chain and attention ones, SGLang's ``handmade``) are
+    carried over unchanged (not derived: the ``source`` says so); an SGLang if-chain registry
+    the history derives is replaced like a list. A derived rung no snapshot describes gets a
+    kernel entry whose gate is its branch's test expression (cost ``unknown``). A registry no snapshot knows by name takes role, scheme and costs
     from the nearest snapshot registry of the same family (``_family``); a rung with no cost
     there takes its cost from a registry of the same role; otherwise ``unknown``. Raises ``KeyError`` for a release not in the history.
     """
@@ -190,7 +217,7 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
     regs: list[Registry] = []
     used: set[str] = set()
     for r in (base.registry if base else []):
-        if r.kind in ("linear", "moe"):
+        if r.kind in ("linear", "moe") or r.name in history.derived:
             if r.name in mine:
                 regs.append(make(r.name))
                 used.add(r.name)
@@ -200,14 +227,18 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
         if name not in used:
             regs.append(make(name))
     for r in regs:
-        for rungs in r.platforms.values():
-            for k in rungs:
+        for p, rungs in r.platforms.items():
+            for j, k in enumerate(rungs):
                 if k in kernels:
                     continue
                 for lf in order:
                     if k in lf.kernel:
                         kernels[k] = lf.kernel[k]
                         break
+                else:
+                    g = history.gates(release, r.name, p)
+                    if j < len(g):
+                        kernels[k] = LadderKernel(cost_class="unknown", gate=f"source: {g[j]}")
     src = (f"{history.file.source}; orderings of {release}, roles / costs / gates and "
            f"if-chain / attention registries carried from {base.version}" if base else history.file.source)
     return LadderFile.model_construct(engine=history.file.engine, version=release, source=src,
@@ -215,14 +246,31 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
 
 
 class Ladders(Mapping):
-    """Release -> ``LadderFile``: the snapshots as loaded, every other history release composed on first use."""
+    """Release -> ``LadderFile``: the snapshots as loaded, every other history release composed on first use.
 
-    def __init__(self, snapshots: dict[str, LadderFile], history: Optional[LadderHistory]):
+    ``history`` is a ``LadderHistory`` or a no-argument callable returning one (or None), called
+    on the first lookup that needs it: a run that never asks for this engine's ladders never
+    reads its history file (start-up cost). The callable must be picklable (the pack set is
+    cached pickled): a ``functools.partial`` of a module-level function."""
+
+    def __init__(self, snapshots: dict[str, LadderFile], history):
         self.snapshots = snapshots
-        self.history = history
-        keys = set(snapshots) | set(history.releases if history else ())
-        self._keys = sorted(keys, key=_v)
+        self._history = history
+        self._keys: Optional[list[str]] = None
         self._made: dict[str, LadderFile] = {}
+
+    @property
+    def history(self) -> Optional[LadderHistory]:
+        if callable(self._history) and not isinstance(self._history, LadderHistory):
+            self._history = self._history()
+        return self._history
+
+    @property
+    def keys_sorted(self) -> list[str]:
+        if self._keys is None:
+            h = self.history
+            self._keys = sorted(set(self.snapshots) | set(h.releases if h else ()), key=_v)
+        return self._keys
 
     def __getitem__(self, release: str) -> LadderFile:
         if release in self.snapshots:
@@ -234,10 +282,10 @@ class Ladders(Mapping):
         return self._made[release]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
+        return iter(self.keys_sorted)
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self.keys_sorted)
 
     def __contains__(self, release: object) -> bool:
         return release in self.snapshots or (self.history is not None and release in self.history.index)

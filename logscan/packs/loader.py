@@ -221,6 +221,11 @@ class PackSet:
         raise KeyError(rule_id)
 
 
+def _load_history(path: Path) -> LadderHistory:
+    """``ladder-history.toml``, validated. Raises ``PackError`` (called lazily, see ``Ladders``)."""
+    return LadderHistory(_validate(HistoryFile, _read_toml(path), path))
+
+
 def _load_pack(folder: Path) -> Pack:
     meta_path = folder / "pack.toml"
     meta = _validate(PackFile, _read_toml(meta_path), meta_path)
@@ -246,9 +251,8 @@ def _load_pack(folder: Path) -> Pack:
         lf = _validate(LadderFile, _read_toml(path), path)
         snapshots[lf.version] = lf
     history_path = folder / "ladder-history.toml"
-    history = (LadderHistory(_validate(HistoryFile, _read_toml(history_path), history_path))
-               if history_path.is_file() else None)
-    ladders = Ladders(snapshots, history)  # every history release, composed on first use
+    # every history release, composed on first use; the history itself read on first need
+    ladders = Ladders(snapshots, functools.partial(_load_history, history_path) if history_path.is_file() else None)
     infer_path = folder / "infer.toml"
     infer = _validate(InferFile, _read_toml(infer_path), infer_path) if infer_path.is_file() else None
     if infer is not None:

@@ -10,6 +10,9 @@ from ..packs.model import SchemeFile
 from .gates import Machine, Verdict
 from .predict import Walk, _ladders_for, _matrix_config, find_scheme, ladder_serves, load_schemes, walk_ladder
 
+#: alternatives of one outcome spelled out in a matrix row's note (the walk keeps them all)
+NOTE_ALTERNATIVES = 2
+
 
 class MatrixRow(BaseModel):
     """One engine's answer in ``logscan matrix``: what would execute and how sure."""
@@ -83,5 +86,8 @@ def _matrix_row(row: MatrixRow, w: Walk) -> None:
         row.basis = "certain"
         return
     row.basis = "conditional"
-    cond = first.condition_text()
-    row.note = (cond + "; else " if cond != "always" else "") + summary([o for o in outs if o is not first])
+    cond = first.condition_text(NOTE_ALTERNATIVES)
+    row.note = ((cond + "; else " if cond != "always" else "")
+                + summary([o for o in outs if o is not first], limit=NOTE_ALTERNATIVES)
+                + (f" (every condition: logscan ladder ENGINE SCHEME with the same options, or --format json)"
+                   if any(len(o.when) > NOTE_ALTERNATIVES for o in outs) else ""))

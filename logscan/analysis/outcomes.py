@@ -34,11 +34,16 @@ class Outcome(BaseModel):
     refused: bool = False  #: every rung refuses (or the scheme gate does): the layer does not load
     undetermined: bool = False  #: splitting stopped before a verdict
 
-    def condition_text(self) -> str:
-        """``if A and B, or if C`` / ``always``."""
+    def condition_text(self, limit: Optional[int] = None) -> str:
+        """``if A and B, or if C`` / ``always``; with ``limit``, at most that many alternatives
+        are spelled out and the rest counted (``or in 5 other cases``): the matrix's one-row note
+        stays readable while ``when`` (JSON, ``logscan explain``) keeps every alternative."""
         alts = [" and ".join(c) for c in self.when if c]
         if len(alts) < len(self.when) or not alts:
             return "always" if not alts else "if " + ", or if ".join(alts) + " (or always)"
+        if limit is not None and len(alts) > limit:
+            rest = len(alts) - limit
+            return "if " + "; or if ".join(alts[:limit]) + f"; or in {rest} other case" + ("s" if rest > 1 else "")
         return "if " + "; or if ".join(alts)
 
 
@@ -73,8 +78,9 @@ def outcomes(rungs: list[tuple[str, str, list[GateTerm]]], scheme_gate: list[Gat
     return out
 
 
-def summary(outs: list[Outcome], exhausted: str = "") -> str:
-    """One sentence: ``A (native) if X; B (native) if Y; else the layer fails to load (...)``."""
+def summary(outs: list[Outcome], exhausted: str = "", limit: Optional[int] = None) -> str:
+    """One sentence: ``A (native) if X; B (native) if Y; else the layer fails to load (...)``;
+    ``limit``: alternatives spelled out per outcome (see ``Outcome.condition_text``)."""
     parts = []
     for i, o in enumerate(outs):
         if o.refused:
@@ -83,6 +89,6 @@ def summary(outs: list[Outcome], exhausted: str = "") -> str:
             head = "not determined: no recorded rung passes here (what runs is not recorded)"
         else:
             head = f"{o.kernel} ({o.cost_class})"
-        cond = o.condition_text()
+        cond = o.condition_text(limit)
         parts.append(head if cond == "always" else f"{head} {cond}")
     return "; ".join(parts)

@@ -355,6 +355,14 @@ def _ladders_for(packs: PackSet, engine: str, extra: dict[str, list[LadderFile]]
     return sorted(lfs, key=lambda lf: parse_version(lf.version) or Version("0"), reverse=True)
 
 
-# moved to their own modules; re-exported for callers of logscan.analysis.predict
-from .explain import explain  # noqa: E402,F401
-from .matrix import Matrix, MatrixRow, matrix  # noqa: E402,F401
+# moved to their own modules; re-exported for callers of logscan.analysis.predict, on first use
+# (an import here would be circular: explain and matrix import this module)
+_MOVED = {"explain": "explain", "Matrix": "matrix", "MatrixRow": "matrix", "matrix": "matrix"}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
+    raise AttributeError(name)

@@ -26,6 +26,8 @@ from ..packs.model import GateTerm
 from .gates import _TRUTHY, Machine, Verdict, describe
 
 MAX_LEAVES = 96
+#: the value of a checkpoint field that no gate names (group_size 256 where the gates list -1/64/128)
+OTHER = "(other)"
 _ZERO = Version("0")
 
 Var = tuple  # ("cc",) ("cuda",) ("torch",) ("pkg", n) ("build", f) ("env", n) ("fact", f) ("prop", key) ("gfx",)
@@ -102,7 +104,10 @@ def _atom(t: GateTerm, w: World) -> Optional[tuple[Var, Callable[[object], bool]
         return ("opt", t.name, "|".join(sorted(t.values))), bool  # holds: the option is one of ``values``
     if k in ("dtype", "layer", "group_size"):
         name = "group_size" if k == "group_size" else t.field
-        if name in w.facts and w.facts[name]:
+        if (name in w.facts and w.facts[name]) or ("fact", name) in w.initial:
+            # one variable per checkpoint field, its domain the values the gates name plus OTHER:
+            # "group_size in {-1}" and "group_size in {-1, 64, 128}" are then one fact, never
+            # two independent ones (which made impossible worlds and unreadable conditions)
             return ("fact", name), (lambda v: v in t.values)
         return ("prop", describe(t.model_copy(update={"negate": False, "only_on": []}))), bool
     if k == "shape":
@@ -179,6 +184,10 @@ def _collect(terms: Iterable[GateTerm], out: dict[str, set]) -> None:
                 out.setdefault(t.kind, set()).add(v)
         elif t.kind in ("cc_min", "cc_eq", "cc_family", "cc_range"):
             out.setdefault("cc_terms", set()).add(1)
+        elif t.kind in ("dtype", "layer", "group_size") and t.values:
+            name = "group_size" if t.kind == "group_size" else t.field
+            if name:
+                out.setdefault(("values", name), set()).update(str(v) for v in t.values)
 
 
 def initial_domains(gates: list[list[GateTerm]], machine: Machine, facts: dict[str, list[str]],
@@ -193,6 +202,9 @@ def initial_domains(gates: list[list[GateTerm]], machine: Machine, facts: dict[s
     for name, vals in facts.items():
         if vals:
             init[("fact", name)] = frozenset(vals)
+    for key, vals in seen.items():
+        if isinstance(key, tuple) and key[0] == "values" and ("fact", key[1]) not in init:
+            init[("fact", key[1])] = frozenset(vals | {OTHER})
     init[("gfx",)] = frozenset({"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201", "gfx1250"})
     return init
 
@@ -303,6 +315,8 @@ def condition(w: World, facts: Optional[dict] = None) -> list[str]:
         elif kind in ("env", "opt"):
             out.append(f"{var[1]} {'set' if True in vals else 'not set'}" if kind == "env"
                        else f"{var[1]} {'=' if True in vals else 'not'} {var[2]}")
+        elif kind == "fact" and OTHER in full:
+            out.append(_field_words(var[1], vals, full))
         elif kind == "fact":
             out.append(f"{var[1]} {'/'.join(sorted(vals))}")
         elif kind == "gfx":
@@ -310,6 +324,19 @@ def condition(w: World, facts: Optional[dict] = None) -> list[str]:
         else:
             out.append(f"{var[1]}" + (" holds" if True in vals else " does not hold"))
     return sorted(out)
+
+
+def _field_words(name: str, vals: frozenset, full: frozenset) -> str:
+    """A checkpoint field narrowed to some of the values the gates name: ``group_size in {-1, 128}``,
+    ``group_size = 64``, or by what it is not when the rest (OTHER) is among them."""
+    def sort(xs):
+        return sorted(xs, key=lambda x: (0, int(x), "") if str(x).lstrip("-").isdigit() else (1, 0, str(x)))
+
+    if OTHER in vals:
+        excluded = sort(full - vals)
+        return f"{name} not in {{{', '.join(excluded)}}}" if len(excluded) > 1 else f"{name} != {excluded[0]}"
+    named = sort(vals)
+    return f"{name} = {named[0]}" if len(named) == 1 else f"{name} in {{{', '.join(named)}}}"
 
 
 def truthy(value: Optional[str]) -> bool:

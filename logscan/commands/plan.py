@@ -196,7 +196,7 @@ def matrix(scheme, platform, gpu, cuda, with_, builds, env, torch, engine_versio
       logscan matrix NVFP4 --gpu B200 --cuda 12.8 --with flashinfer --format json
     """
     from ..analysis.predict import SchemeError
-    from ..analysis.predict import matrix as _matrix
+    from ..analysis.matrix import matrix as _matrix
     from ..formats.ladder import render_matrix
 
     from ..analysis.releases import pinned

@@ -16,6 +16,10 @@ printed twice. The file is written atomically (temporary file, fsync, rename), a
 written *before* new records are printed (write-ahead), so even a kill -9 between two saves
 prints nothing twice; a kill in the instant between that write and the print loses those
 records instead (at most once: docs/fail-closed.md).
+
+``stream.py`` holds a stream's state and what of a run is new; ``statefile.py`` reads and
+writes the state file. ``FollowRecord``, ``Stream``, ``STATE_VERSION`` and ``KEEP_RUNS`` stay
+importable from here.
 """
 from __future__ import annotations
 
@@ -24,78 +28,22 @@ import glob as globmod
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
-from collections import OrderedDict
-from typing import IO, Literal, Optional, Union
+from typing import IO, Optional
 
-from pydantic import BaseModel
-
-from ..models import Finding, InputStats, Run, Selection, StartFailure
+from ..models import Run
 from ..packs.loader import PackSet
-from ..pipeline import Checkpoint, Pipeline
-from ..sources.prefilter import make_prefilter
 from ..sources.reader import clean, invalid_lines
-from ..sources.unwrap import Unwrapper
 from .metrics import FollowMetrics
 from .podinfo import PodLabels, labels_from_path
-from .tail import _ROTATED, FileTail, Position, StreamTail
+from .pieces import _ROTATED
+from .statefile import STATE_VERSION, load_state, write_state
+from .stream import KEEP_RUNS, FollowRecord, Stream, new_records
+from .tail import FileTail, Position, StreamTail
 
-STATE_VERSION = 1
-#: Runs per stream whose reported keys are kept (older runs never come back).
-KEEP_RUNS = 16
+__all__ = ["Follower", "FollowRecord", "Stream", "STATE_VERSION", "KEEP_RUNS"]
 _GLOB_CHARS = set("*?[")
-
-
-class FollowRecord(BaseModel):
-    """One JSON line on stdout: a selection, a finding or a failed start, as soon as logscan sees it."""
-
-    type: Literal["selection", "finding", "start_failure"]
-    source: str  #: the followed path (its live name) or ``<stdin>``
-    namespace: Optional[str] = None
-    pod: Optional[str] = None
-    container: Optional[str] = None
-    run_line: int  #: line (counted across rotations) where the engine run starts
-    engine: str
-    engine_version: Optional[str] = None
-    model: Optional[str] = None
-    selection: Optional[Selection] = None
-    finding: Optional[Finding] = None
-    #: ``type == "start_failure"``: the engine's own line saying this run's start failed
-    start_failure: Optional[StartFailure] = None
-
-
-class Stream:
-    """One followed file or stdin: its tailer, pipeline, counters and what was reported."""
-
-    def __init__(self, key: str, tail: Union[FileTail, StreamTail], packs: PackSet, labels: PodLabels):
-        self.key = key
-        self.tail = tail
-        self.labels = labels
-        self.pipe = Pipeline(packs, source=key)
-        #: the byte prefilter of ``scan`` (None when ``$LOGSCAN_PREFILTER=off``): lines without a
-        #: hit skip decoding, prefix parsing and matching, exactly as in ``scan``
-        self.prefilter = make_prefilter(packs)
-        self.unwrap = Unwrapper()
-        self.stats = InputStats(source=key)
-        self.line = 0
-        self.ck: tuple[Optional[Position], int, Checkpoint] = (tail.position(), 0, self.pipe.checkpoint())
-        self.reported: OrderedDict[int, set[str]] = OrderedDict()
-        self.dirty = False
-        self.last_data = time.monotonic()
-        self.missing = 0
-        self.rotations_seen = dict(tail.rotations)
-        self.dropped_seen = 0
-        self.done = False
-
-    def state(self) -> Optional[dict]:
-        """The JSON state of this stream (None for stdin, which cannot be resumed)."""
-        pos, line, ck = self.ck
-        if isinstance(self.tail, StreamTail):
-            return None
-        return {"position": pos.to_json() if pos else None, "line": line, "pipeline": ck.to_json(),
-                "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
 
 
 class Follower:
@@ -133,23 +81,7 @@ class Follower:
 
     # -- state ---------------------------------------------------------------------------
     def _load_state(self) -> dict:
-        if not self.state_file or not os.path.exists(self.state_file):
-            return {}
-        try:
-            with open(self.state_file, encoding="utf-8") as fh:
-                data = json.load(fh)
-            if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
-                raise ValueError(f"not a logscan follow state (version {STATE_VERSION})")
-            streams = data.get("streams", {})
-            if not isinstance(streams, dict):
-                raise ValueError("'streams' is not an object")
-            return streams
-        except RecursionError:  # a corrupt state nested deeper than json can parse
-            self._note(f"state file {self.state_file} ignored: nested too deep; reading from the start")
-            return {}
-        except (OSError, ValueError) as exc:
-            self._note(f"state file {self.state_file} ignored: {exc}; reading from the start")
-            return {}
+        return load_state(self.state_file, self._note)
 
     def save_state(self) -> None:
         """Write the state file atomically (no-op without ``state_file``)."""
@@ -164,31 +96,14 @@ class Follower:
         self._last_save = time.monotonic()
         if data == self._last_state:
             return  # nothing moved: no write, no fsync
-        d = os.path.dirname(os.path.abspath(self.state_file))
-        tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".logscan-state.", dir=d)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.state_file)
+            write_state(self.state_file, data)
         except OSError as exc:
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
             msg = f"cannot write state file {self.state_file}: {exc.strerror or exc}"
             if msg != self._state_error:
                 self._note(msg + " (positions are not saved)")
                 self._state_error = msg
             return
-        try:
-            dfd = os.open(d, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-        except OSError:
-            pass
         self._last_state = data
 
     # -- streams -------------------------------------------------------------------------
@@ -325,27 +240,8 @@ class Follower:
 
     def _report(self, s: Stream, run: Run) -> None:
         """Print and count what ``run`` holds that was not reported before; export its selections."""
-        seen = s.reported.get(run.first_line)
-        if seen is None:
-            seen = s.reported[run.first_line] = set()
-            while len(s.reported) > KEEP_RUNS:
-                s.reported.popitem(last=False)
+        seen, new = new_records(s, run)
         lab = s.labels
-        base = dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
-                    run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
-                    model=run.config.model)
-        new: list[tuple[str, FollowRecord]] = []
-        for sel in run.selections:
-            key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"
-            if key not in seen:
-                new.append((key, FollowRecord(type="selection", selection=sel, **base)))
-        for f in run.findings:
-            key = f"f\x1f{f.code}" + (f"\x1f{f.family}" if f.family else "")  # one per (run, family, code)
-            if key not in seen:
-                new.append((key, FollowRecord(type="finding", finding=f, **base)))
-        sf = run.start_failure
-        if sf is not None and "x" not in seen:
-            new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
         for key, rec in new:
             seen.add(key)
             if self.state_file:

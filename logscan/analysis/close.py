@@ -1,0 +1,236 @@
+"""Closing a run: its recognised lines become a ``Run`` (selections on their ladders, findings).
+
+Each line naming a kernel for a layer family is placed on the engine's ladder (rung k of n,
+cost class), else classed by the pack's ``name_cost`` table, else by the engine-neutral
+lexicon; a cost class that is a degradation raises its finding (inferred). A rule's stated
+finding is kept only when ``trust.judge`` trusts it for this run. ``ctx`` is the
+``Analyzer`` (its packs, rules, ladders, ``gpu`` and ``cuda``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+import regex
+from packaging.version import Version
+
+from ..formats.clip import clip
+from ..models import COST_ORDER, CostClass, Event, Finding, Run, Selection, Severity
+from ..packs.model import FindingsFile
+from . import run_checks, run_parts
+from .engine_facts import engine_info, infer_platform, kernel_of
+from .infer import infer_selections
+from .ladders import parse_version
+from .lexicon import classify, normalise
+from .runstate import RunState, SelectionGroup, fill
+from .trust import judge, unexplained
+
+if TYPE_CHECKING:
+    from .analyzer import Analyzer
+
+
+class FindingSet:
+    """The findings of one run being closed: one per (layer family, code).
+
+    ``items``: (family, code) -> ``Finding`` (family None: about the run as a whole).
+    """
+
+    def __init__(self, codes: FindingsFile):
+        self.codes = codes
+        self.items: dict[tuple[Optional[str], str], Finding] = {}
+
+    def key(self, code: str, family: Optional[str]) -> tuple[Optional[str], str]:
+        """One finding per (family, code): a finding about no family joins the code's only
+        finding, and a family's finding takes over the code's family-less one."""
+        same = [k for k in self.items if k[1] == code]
+        if family is None and len(same) == 1:
+            return same[0]
+        if family is not None and (None, code) in self.items and (family, code) not in self.items:
+            self.items[(family, code)] = self.items.pop((None, code)).model_copy(update={"family": family})
+        return (family, code)
+
+    def add(self, code: str, ev: Event, rule_id: Optional[str], kernel: Optional[str] = None,
+            reasons: Optional[list[str]] = None, remedy: Optional[str] = None,
+            severity: Optional[Severity] = None, cost_class: Optional[CostClass] = None,
+            inferred: bool = False, title: Optional[str] = None,
+            basis: Optional[str] = None, family: Optional[str] = None) -> None:
+        """``basis``: what an inferred finding was inferred from (``Finding.inferred_from``);
+        ``family``: the layer family it is about (None: the run as a whole)."""
+        key = self.key(code, family)
+        if key in self.items:
+            f = self.items[key]
+            for rs in reasons or []:
+                if rs not in f.reasons and len(f.reasons) < 64:
+                    f.reasons.append(rs)
+            if f.inferred and not inferred:  # a line stating it beats an inference
+                self.items[key] = f.model_copy(update={"inferred": False, "inferred_from": None, "line": ev.line,
+                                                   "evidence": clip(ev.message, 2000), "rule": rule_id,
+                                                   "kernel": kernel or f.kernel,
+                                                   "cost_class": cost_class or f.cost_class})
+            return
+        info = self.codes.code[code]
+        self.items[key] = Finding(
+            code=code, severity=severity or Severity(info.severity), title=title or info.title, line=ev.line,
+            evidence=clip(ev.message, 2000), rule=rule_id, kernel=kernel, cost_class=cost_class, family=key[0],
+            reasons=list(reasons or []),
+            remedy=remedy, inferred=inferred, inferred_from=basis if inferred else None,
+        )
+
+
+def close_run(ctx: Analyzer, run: RunState) -> Run:
+    """The ``Run`` a closed run state makes: engine facts, selections placed on their ladders, findings."""
+    info = engine_info(ctx, run)
+    idx = ctx.ladders.get(run.engine)
+    pack = ctx.packs.packs[run.engine]
+    infer_platform(ctx, run, info, pack)
+    sels: dict[tuple[str, str], SelectionGroup] = {}
+    codes = ctx.packs.findings
+    findings = FindingSet(codes)
+    add_finding = findings.add
+
+    logged_v = parse_version(info.version) if info.version_source == "logged" else None
+    between_ladders = bool(logged_v and info.ladder_version and Version(info.ladder_version) < logged_v)
+    #: (line, rule) of events that gave something; (line, rule) -> why a stated finding was not trusted
+    used: set[tuple[int, str]] = set()
+    dropped: dict[tuple[int, str], str] = {}
+    release = info.version if info.version_source == "logged" else info.ladder_version
+    for ev in run.events:
+        cr, rule_pack = ctx.rules[ev.rule]
+        r = cr.rule
+        g = dict(ev.groups)
+        kernel = kernel_of(cr, ev)
+        reasons = list(ev.items)
+        if g.get("reason") and g["reason"].strip():
+            reasons.insert(0, g["reason"].strip())
+        sel_family: Optional[str] = None  # the family of the selection this line names, if any
+        cost: Optional[CostClass] = None
+        if r.family and kernel:
+            used.add((ev.line, ev.rule))
+            family = fill(r.family, g)
+            hint = fill(r.registry, g) if r.registry else None
+            known = run_checks.judged_machine(ctx, run)[0]  # the skipped rungs that count are the ones possible here
+            kname = normalise(kernel) or kernel  # an enum member or a quoted name, as the ladders hold it
+            placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known)
+                         if idx else None)
+            nearer = None
+            if (placement is None and idx is not None and info.ladder_version
+                    and (between_ladders or idx.is_composed(info.ladder_version))):
+                # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
+                # already hold the next ladder's registry: the next shipped release is nearest
+                nearer = idx.next_release(info.ladder_version)
+                placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization, known)
+                             if nearer else None)
+            cost = CostClass(r.cost_class) if r.cost_class else None
+            if r.shape and placement is None and classify(ctx.packs.lexicon, kernel, "") is None:
+                used.discard((ev.line, ev.rule))  # a grammar shape naming no known kernel: its parts stay an event
+                continue
+            basis = "ladder" if placement is not None and not r.cost_class else "engine_message"
+            reasoning = (f"cost class stated by the engine's own message (rule {r.id})"
+                         if r.cost_class and placement is None else None)
+            if placement is not None and nearer:
+                reasoning = (f"placed on the next shipped ladder, {pack.meta.pack.title or pack.engine} {nearer}: the {info.ladder_version} "
+                             f"registries do not hold {kernel}")
+            if cost is None and placement is not None:
+                cost = placement.cost_class
+            if placement is not None and len(run.era) > 1 and idx is not None and not nearer:
+                placement.position.elsewhere = idx.elsewhere(run.era, placement, kernel, hint, run.platform,
+                                                             run.config.quantization)
+            if cost is None:
+                for nc in pack.meta.name_cost:
+                    if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))
+                            and (not nc.quantization or regex.search(nc.quantization, run.config.quantization or ""))):
+                        cost = CostClass(nc.cost_class)
+                        reasoning = f"classified by name ({pack.meta.pack.title or pack.engine} name table): {nc.why}"
+                        basis = "kernel_name"
+                        break
+            if cost is None:  # the engine-neutral lexicon, last: never silently
+                bn = classify(ctx.packs.lexicon, kernel, f"{run.config.quantization or ''} {family}")
+                if bn is not None and bn.cost_class != "unknown":
+                    cost, reasoning, basis = CostClass(bn.cost_class), bn.reasoning, "kernel_name"
+                elif bn is not None:
+                    reasoning = bn.reasoning
+            # one rung of one registry is one selection, whichever lines name it (a "Selected X"
+            # line and the engine's own warning about X are the same choice)
+            key = ((placement.registry.name, placement.position.kernel_class) if placement
+                   else (family, kernel))
+            rank = ev.rank  # a process name without a rank (VllmWorkerProcess) tells no ranks apart
+            if key not in sels:
+                sel = Selection(
+                    family=family, kernel=kernel, cost_class=cost or CostClass.unknown,
+                    scheme=(placement.registry.scheme or None) if placement else None,
+                    ladder=placement.position if placement else None,
+                    observed=True, reasoning=reasoning, line=ev.line, evidence=clip(ev.message, 2000),
+                    rule=r.id,
+                )
+                sels[key] = SelectionGroup(sel)
+            sel_family = sels[key].selection.family  # another line may have named this choice first
+            if rank:
+                sels[key].ranks.add(rank)
+            sels[key].printers.add(ev.rank or "main")
+            if len(sels[key].events) < 8:
+                sels[key].events.append(ev)
+            lk = (pack.ladders[placement.position.ladder_version].kernel.get(placement.position.kernel_class)
+                  if placement is not None else None)
+            if cost is not None and cost.value in codes.cost_class_finding and not r.finding:
+                code = codes.cost_class_finding[cost.value]
+                add_finding(code, ev, r.id, kernel=kernel, inferred=True, basis=basis, family=sel_family,
+                            title=f"{codes.code[code].title}: {kernel} ({family})",
+                            reasons=run_checks.why_cost(placement, lk, cost, reasoning,
+                                                       pack.meta.pack.title or pack.engine))
+            if (lk is not None and lk.activation_scaling == "per-tensor"
+                    and (run.config.quantization or "").lower() in pack.meta.pack.per_token_fp8_methods):
+                add_finding("FP8_PER_TENSOR_FALLBACK", ev, r.id, kernel=kernel, inferred=True, basis="ladder",
+                            family=sel_family, reasons=[
+                    f"quantization={run.config.quantization} asks for dynamic per-token FP8 activation "
+                    f"scales where the GPU allows it; {placement.position.kernel_class} applies one scale "
+                    f"per tensor (rung {placement.position.rung}/{placement.position.rungs} of "
+                    f"{placement.position.registry}, {pack.meta.pack.title or pack.engine} {placement.position.ladder_version})"])
+        if r.finding:
+            verdict = judge(r.finding, Severity(codes.code[r.finding].severity), cr, rule_pack, run.engine,
+                            run.engine_sure, ev, ctx.packs, release)
+            if not verdict.keep:
+                dropped[(ev.line, ev.rule)] = verdict.why or "not trusted"
+            else:
+                used.add((ev.line, ev.rule))
+                add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons + (
+                                [verdict.why] if verdict.why else []),
+                            remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None,
+                            severity=verdict.severity, cost_class=cost, family=sel_family)
+        elif r.sets or ev.groups:
+            used.add((ev.line, ev.rule))
+
+    run_checks.arch_check(ctx, run, pack, add_finding, frozenset(code for _, code in findings.items))
+    run_checks.expected_rungs(ctx, run, pack, sels, add_finding)
+    selections = []
+    for s in sels.values():
+        s.selection.ranks = sorted(s.ranks)
+        selections.append(s.selection)
+    start_failure = run_parts.start_failure(run, pack, findings.items)
+    # a start that a line says failed (an error finding) ran no kernel: nothing to infer
+    failed = start_failure is not None or any(
+        f.severity == Severity.error and not f.inferred for f in findings.items.values())
+    for sel, hint in ([] if failed else infer_selections(
+            pack, run.config, info.version, selections,
+            {e.kind for e in run.events}, ctx.gpu, ctx.cuda)):
+        placement = idx.place(info.ladder_version, sel.kernel, hint, run.platform) if idx else None
+        if placement is not None:
+            sel.ladder, sel.scheme = placement.position, placement.registry.scheme or None
+        selections.append(sel)
+        code = codes.cost_class_finding.get(sel.cost_class.value)
+        if code:
+            ev0 = Event(line=sel.line, rule=sel.rule, kind="inferred", source=run.source,
+                        message=sel.reasoning or sel.evidence)
+            add_finding(code, ev0, sel.rule, kernel=sel.kernel, inferred=True, basis="config", family=sel.family,
+                        title=f"{codes.code[code].title}: {sel.kernel} ({sel.family})")
+    selections += run_checks.walk_selections(ctx, run, pack, selections)
+    run_parts.rank_divergence(sels, add_finding)
+    attention = run_parts.attention(run)
+    kv = run_parts.kv_cache(run, add_finding, pack.meta.pack.kv_dtype_aliases)
+    run_parts.quantization_source(run, pack)
+    order = {c: i for i, c in enumerate(COST_ORDER)}
+    sev = {"error": 0, "warning": 1, "info": 2}
+    fl = sorted(findings.items.values(), key=lambda f: (sev[f.severity.value], f.line, f.code))
+    worst = min((s.cost_class for s in selections), key=lambda c: order[c], default=None)
+    return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
+               engine=info, config=run.config, selections=selections, findings=fl,
+               worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
+               unexplained=unexplained(run.events, ctx.rules, used, dropped))

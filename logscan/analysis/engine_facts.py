@@ -1,0 +1,175 @@
+"""What a run says of its engine: release (logged, given or inferred from era hints), platform.
+
+Era hints come from the packs (rule and line-format ``versions``, the template history) and
+from the ladders (a kernel class only some releases' registries hold); platforms have their
+own ladders, so a name only one platform's ladders (or the pack's ``platform_hint``) hold
+names the platform of a run that logs none.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+import regex
+from packaging.version import InvalidVersion, Version
+
+from ..models import EngineInfo, Event
+from ..packs.loader import CompiledRule, Pack
+from .era import EraHint, infer_release
+from .ladders import norm, parse_version
+from .runstate import RunState, fill
+
+if TYPE_CHECKING:
+    from .analyzer import Analyzer
+
+#: Platforms that have their own ladders (registry platform keys other than these are branch labels).
+PLATFORMS = ("CUDA", "ROCM", "XPU", "CPU", "TPU")
+
+
+def candidate_releases(pack: Pack) -> list[str]:
+    """Releases version inference may pick for ``pack``: its ``releases`` list and its shipped ladders'."""
+    return sorted(set(pack.meta.pack.releases) | set(pack.ladders), key=_release_order)
+
+
+def _release_order(release: str):
+    try:
+        return (0, Version(release))
+    except InvalidVersion:
+        return (1, Version("0"))
+
+
+def kernel_of(cr: CompiledRule, ev: Event) -> Optional[str]:
+    """The kernel name a line states: the rule's ``kernel`` template filled, else its ``kernel`` group (None: none)."""
+    r = cr.rule
+    kernel = fill(r.kernel, ev.groups) if r.kernel else ev.groups.get("kernel")
+    kernel = kernel.strip() if kernel else None
+    return kernel or None
+
+
+def era_hints(ctx: Analyzer, run: RunState) -> list[EraHint]:
+    """Era evidence of a run: rule ``versions``, line-format ``versions``, kernel classes on ladders."""
+    hints: list[EraHint] = []
+    for rid in run.rules_seen:
+        cr, _ = ctx.rules[rid]
+        if cr.versions is not None:
+            hints.append(EraHint.from_spec(f"{rid} ({cr.rule.versions})", cr.versions))
+    for pack in ctx.packs.packs.values():
+        if pack.engine != run.engine:
+            continue
+        for pf in pack.prefixes + pack.processes:
+            if pf.versions is not None and ctx.prefix_formats.get(pf.spec.id):
+                hints.append(EraHint.from_spec(f"line format {pf.spec.id} ({pf.spec.versions})", pf.versions))
+    hints += template_hints(ctx, run)
+    idx = ctx.ladders.get(run.engine)
+    if idx is not None:
+        seen: set[str] = set()
+        for ev in run.events:
+            cr, _ = ctx.rules[ev.rule]
+            if not cr.rule.family:
+                continue
+            kernel = kernel_of(cr, ev)
+            if not kernel or norm(kernel) in seen:
+                continue
+            seen.add(norm(kernel))
+            rels = idx.releases_holding_class(kernel)
+            if rels and len(rels) < len(idx.releases):
+                lo, hi = min(rels, key=Version), max(rels, key=Version)
+                span = lo if lo == hi else f"{lo} .. {hi}"
+                hints.append(EraHint.from_releases(f"kernel class {kernel} (on the ladders of {span})",
+                                                   frozenset(rels)))
+    return hints
+
+
+def template_hints(ctx: Analyzer, run: RunState) -> list[EraHint]:
+    """Era hints from the template history (see ``template_era.template_hints``)."""
+    from .template_era import template_hints
+
+    pack = ctx.packs.packs[run.engine]
+    return template_hints(ctx.packs, pack, [ev.message for ev in run.events], candidate_releases(pack))
+
+
+def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
+    """The run's ``EngineInfo``: engine (or ``unknown``), platform, release and the ladder its rungs come from.
+
+    The release is the logged one, else ``--engine-version``'s, else inferred from the era
+    hints (``run.era`` then holds the releases it ranges over). A logged release with no
+    shipped ladder takes the newest older one's, and says so (never rounded silently).
+    """
+    idx = ctx.ladders.get(run.engine)
+    title = ctx.packs.packs[run.engine].meta.pack.title or run.engine
+    info = EngineInfo(name=run.engine if run.engine_sure else "unknown", platform=run.platform,
+                      read_with=run.engine, identified_by=run.identified_by or (
+                          "no line names the engine (no engine line prefix, start line or engine-specific "
+                          f"text such as a package path): only generic lines, read with the {title} rules"))
+    if run.platform:
+        info.platform_source = "logged"
+        info.platform_evidence = f"line {run.platform_line}" if run.platform_line else None
+    v = parse_version(run.version)
+    if run.version and v is not None:
+        info.version, info.version_source = run.version, "logged"
+        info.version_evidence = f"line {run.version_line}"
+    elif run.engine in ctx.engine_version:
+        info.version, info.version_source = ctx.engine_version[run.engine], "given"
+        info.version_evidence = "--engine-version" + (f" (the log says {run.version!r})" if run.version else "")
+        v = parse_version(info.version)
+    else:
+        guess = infer_release(era_hints(ctx, run), candidate_releases(ctx.packs.packs[run.engine]))
+        if run.version:
+            info.version = run.version
+        if guess is not None:
+            info.version_source = "inferred"
+            prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
+            info.version_evidence = prefix + guess.describe()
+            info.release_range = [guess.releases[0], guess.releases[-1]]
+            v = Version(guess.newest)
+            run.era = list(guess.releases)
+        elif run.version:
+            info.version_source = "logged"
+            info.version_evidence = f"line {run.version_line}" + (
+                "; not a release number, so the newest shipped ladder is used"
+                if idx is not None and idx.releases else "")
+    if idx is not None:
+        info.ladder_version = idx.pick_release(v)
+        if (info.version_source == "logged" and v is not None and info.ladder_version
+                and idx.exact(str(v)) is None):  # never round a release silently
+            info.version_evidence = (f"{info.version_evidence}; {info.version} has no shipped ladder, so its "
+                                     f"rungs are those of {info.ladder_version}, the newest older release")
+    return info
+
+
+def infer_platform(ctx: Analyzer, run: RunState, info: EngineInfo, pack: Pack) -> None:
+    """No platform line: infer it from names only one platform has (ladders, pack hints)."""
+    if run.platform:
+        return
+    idx = ctx.ladders.get(run.engine)
+    votes: dict[str, list[str]] = {}
+    names: dict[str, bool] = {}  # name -> is it a selection (placed on a ladder)
+    for ev in run.events:
+        cr, _ = ctx.rules[ev.rule]
+        if cr.rule.family or cr.rule.finding:
+            k = kernel_of(cr, ev)
+            if k:
+                names[k] = names.get(k, False) or bool(cr.rule.family)
+    for name, _ in run.attention:
+        names.setdefault(name, False)
+    for name, selected in names.items():
+        plats: set[str] = set()
+        why = ""
+        if selected and idx is not None and info.ladder_version:  # a selected class: its ladders
+            plats = {p for p in idx.platforms_holding(info.ladder_version, name) if p in PLATFORMS}
+            why = f"{name} is only on the {next(iter(plats), '')} ladders of {ctx.packs.packs[run.engine].meta.pack.title or run.engine} {info.ladder_version}"
+        if len(plats) != 1:  # else the pack's platform-only names (attention, finding kernels)
+            plats, why = set(), ""
+            for h in pack.meta.platform_hint:
+                if regex.search(h.pattern, name):
+                    plats, why = {h.platform}, f"{name}: {h.why or 'a ' + h.platform + '-only name'}"
+                    break
+        if len(plats) == 1:
+            votes.setdefault(next(iter(plats)), []).append(why)
+    if not votes:
+        return
+    plat = max(sorted(votes), key=lambda p: len(votes[p]))
+    run.platform = info.platform = plat
+    info.platform_source = "inferred"
+    info.platform_evidence = "; ".join(votes[plat][:4])
+    if len(votes) > 1:
+        info.platform_evidence += " (outvoted: " + ", ".join(p for p in sorted(votes) if p != plat) + ")"

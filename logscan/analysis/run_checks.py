@@ -1,0 +1,148 @@
+"""Findings and selections inferred from the machine a run is judged against.
+
+The machine is ``--gpu`` (with ``--cuda``), else the GPU / compute capability the log names.
+Against it: the pack's ``[arch_check]`` (a build whose compiled archs lack the device's
+family), ``[[walk]]`` (the kernel of a layer family the engine does not log, from a certain
+ladder walk) and UNEXPECTED_FALLBACK (a better rung above the observed one suits the GPU).
+``ctx`` is the ``Analyzer`` (its packs, rules, ladders, ``gpu`` and ``cuda``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+import regex
+
+from ..models import CostClass, RunConfig, Selection
+from ..packs.loader import Pack
+from .archs import check_compiled, parse_cc, parse_compiled
+from .runstate import RunState
+
+if TYPE_CHECKING:
+    from .analyzer import Analyzer
+
+
+def fact(run: RunState, name: str) -> Optional[str]:
+    """Run fact ``name``: a ``RunConfig`` field, else ``config.extra[name]`` (None when not logged)."""
+    c = run.config
+    return getattr(c, name, None) if name in RunConfig.model_fields and name != "extra" else c.extra.get(name)
+
+
+def arch_check(ctx: Analyzer, run: RunState, pack: Pack, add_finding, present: frozenset[str] = frozenset()) -> None:
+    """Pack ``[arch_check]``: flag a build whose compiled archs lack the device's family.
+
+    Not raised when a line already states a parent of its code (``present``): the fatal
+    ``UNSUPPORTED_ON_ARCH`` line says more than the inference from the arch list.
+    """
+    ac = pack.meta.arch_check
+    if ac is None or present.intersection(ctx.packs.findings.lineage(ac.finding)[1:]):
+        return
+    device = parse_cc(fact(run, ac.device_fact))
+    compiled = parse_compiled(fact(run, ac.compiled_fact) or "", ac.compiled_scale)
+    if device is None or not compiled:
+        return
+    verdict = check_compiled(device, compiled)
+    if verdict.family_compiled:
+        return
+    ev = next((e for e in reversed(run.events)
+               if ac.compiled_fact in ctx.rules[e.rule][0].rule.sets), run.events[-1])
+    add_finding(ac.finding, ev, ev.rule, reasons=[verdict.reason], inferred=True, basis="compiled_archs")
+
+
+def judged_machine(ctx: Analyzer, run: RunState):
+    """The machine the run is judged against: ``--gpu``, else the GPU / capability the log names."""
+    from .gates import Machine
+    from .gpus import resolve_gpu
+
+    for text, origin in ((ctx.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
+        g = resolve_gpu(text) if text else None
+        if g is not None and g.cc is not None:
+            return Machine(platform=run.platform or "CUDA", cc=g.cc, gpu=g.name, cuda=ctx.cuda), origin
+    return None, None
+
+
+def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selection]) -> list[Selection]:
+    """Pack ``[[walk]]``: the kernel of an unlogged layer family, from a certain ladder walk (inferred)."""
+    if not pack.meta.walk or not run.config.quantization:
+        return []
+    machine, origin = judged_machine(ctx, run)
+    if machine is None:
+        return []
+    machine.env.update(run.config.extra)  # switches the log states (e.g. GGML_CUDA_FORCE_CUBLAS)
+    ac = pack.meta.arch_check
+    if ac is not None and ac.build_flags:
+        compiled = parse_compiled(fact(run, ac.compiled_fact) or "", ac.compiled_scale)
+        if compiled:  # the build's list is printed: its flags are known, closed world
+            machine.builds = frozenset(f for f, (lo, hi) in ac.build_flags.items()
+                                       if any(lo <= c < hi for c in compiled))
+    from .predict import SchemeError, walk
+
+    out = []
+    families = {s.family for s in have}
+    for w in pack.meta.walk:
+        if w.family in families or not regex.search(w.quantization, run.config.quantization):
+            continue
+        try:
+            res = walk(ctx.packs, pack.engine, w.scheme, machine)
+        except SchemeError:
+            continue
+        if not res.predicted or not res.certain:
+            continue
+        src = "--gpu" if origin == "given" else "the log"
+        builds = ("compiled archs from the log" if machine.builds is not None else "build flags not in the log")
+        idx = ctx.ladders.get(pack.engine)
+        placement = idx.place(res.ladder_version, res.predicted, "^" + regex.escape(res.role or "") + "$",
+                              run.platform) if idx else None
+        out.append(Selection(
+            ladder=placement.position if placement else None,
+            family=w.family, kernel=res.predicted, cost_class=CostClass(res.predicted_cost_class or "unknown"),
+            scheme=res.scheme_title, observed=False, line=run.first_line, rule=f"{pack.engine}.walk.{w.scheme.lower()}",
+            evidence=f"quantization {run.config.quantization}; {machine.gpu} (sm{machine.cc}, from {src})",
+            reasoning=(f"inferred: {pack.engine} does not log its matmul path; walking {res.registry} "
+                       f"({res.ladder_version}) for sm{machine.cc} ({builds}) the first rung that passes is "
+                       f"{res.predicted}, and every rung above it fails"),
+        ))
+    return out
+
+
+def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_finding) -> None:
+    """UNEXPECTED_FALLBACK when a better rung above the observed one suits the GPU (inferred)."""
+    from .expect import skipped_rungs
+
+    machine, origin = judged_machine(ctx, run)
+    if machine is None:
+        return
+    for s in sels.values():
+        sel = s.selection
+        pos = sel.ladder
+        if pos is None or pos.rung <= 1 or pos.ladder_version not in pack.ladders:
+            continue
+        skipped = skipped_rungs(pack.ladders[pos.ladder_version], pos.registry, pos.platform, pos.rung,
+                                sel.cost_class.value, machine)
+        if not skipped:
+            continue
+        ev = next((e for e in run.events if e.line == sel.line), run.events[0])
+        src = "--gpu" if origin == "given" else "the log"
+        reasons = [f"{machine.gpu} (sm{machine.cc}, from {src}) can take rung {k.rung} {k.kernel} ({k.cost_class}); "
+                   f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Candidates: "
+                   + ("; ".join(k.candidates) or "no software gate recorded") for k in skipped]
+        add_finding("UNEXPECTED_FALLBACK", ev, sel.rule, kernel=sel.kernel, reasons=reasons, inferred=True,
+                    basis="ladder", family=sel.family,
+                    title=f"{sel.kernel} ({sel.family}) is below what sm{machine.cc} should reach: "
+                          f"{skipped[0].kernel} ({skipped[0].cost_class})")
+
+
+def why_cost(placement, lk, cost: CostClass, reasoning: Optional[str], title: str = "vLLM") -> list[str]:
+    """The reasoning behind an inferred cost-class finding: the rung and the env that decides it.
+
+    ``title``: how the report names the engine whose ladder holds the rung."""
+    if placement is None:
+        return [reasoning] if reasoning else []
+    p = placement.position
+    out = [f"inferred: {p.kernel_class} is rung {p.rung}/{p.rungs} of {p.registry} ({p.platform}, "
+           f"{title} {p.ladder_version}), whose cost class for this scheme is {cost.value}"]
+    cls = p.kernel_class.lower()
+    for name, default in sorted((lk.env if lk is not None else {}).items()):
+        # only a variable named after this kernel (VLLM_MXFP8_EMULATION_... for EmulationMxfp8...)
+        if sum(1 for w in name.lower().split("_") if len(w) >= 3 and w not in ("vllm", "use") and w in cls) >= 2:
+            out.append(f"{name} (default {default}) is read by this kernel's module and decides it")
+    return out

@@ -1,0 +1,117 @@
+"""The parts of a run beside its selections: start failure, attention, KV cache, rank divergence.
+
+Each reads the run's recognised lines once it closes; the findings go through the
+``add_finding`` of ``close.FindingSet`` (one finding per layer family and code).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import regex
+
+from ..formats.clip import clip
+from ..models import AttentionChoice, KvCache, StartFailure
+from ..packs.loader import Pack
+from .ladders import norm
+from .runstate import RunState, SelectionGroup, kv_norm, kv_same
+
+_LIST_ITEM = regex.compile(r"[\w.\-/]{1,80}")
+
+
+def quantization_source(run: RunState, pack: Pack) -> None:
+    """Pack ``quantization_unlogged``: say (``config.extra["quantization_source"]``) that the
+    engine never logs its effective quantization, unless a line logged it (``logged ...``)."""
+    note = pack.meta.pack.quantization_unlogged
+    src = run.config.extra.get("quantization_source", "")
+    if note and not src.startswith("logged"):
+        run.config.extra["quantization_source"] = (f"{src}; " if src else "not logged; ") + note
+
+
+def start_failure(run: RunState, pack: Pack, findings: dict) -> Optional[StartFailure]:
+    """The first ``start_failure`` line of the run, and the raised exception that caused it.
+
+    The cause is a finding whose line matches the pack's ``exception_line`` (the last line
+    of a traceback, ``RuntimeError: ...``): the last one at or before the failure line (vLLM
+    workers print their exception before ``EngineCore failed to start.``), else the first
+    after it (the traceback that follows the failure line). That finding gets ``fatal``.
+    """
+    ev = next((e for e in run.events if e.kind == "start_failure"), None)
+    if ev is None:
+        return None
+    sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
+    pat = pack.meta.pack.exception_line
+    if not pat:
+        return sf
+    exc = regex.compile(pat)
+    cands = [f for f in findings.values() if not f.inferred and exc.search(f.evidence)]
+    before = [f for f in cands if f.line <= ev.line]
+    after = [f for f in cands if f.line > ev.line]
+    cause = max(before, key=lambda f: f.line) if before else min(after, key=lambda f: f.line, default=None)
+    if cause is not None:
+        key = next(k for k, f in findings.items() if f is cause)
+        findings[key] = cause.model_copy(update={"fatal": True})
+        sf.cause_line, sf.cause = cause.line, clip(cause.evidence, 2000)
+    return sf
+
+
+def rank_divergence(sels: dict, add_finding) -> None:
+    """RANK_DIVERGENCE: one layer family, different kernels, printed by disjoint sets of ranks.
+
+    Ranks of one engine build the same layers on the same GPU model, so they should walk
+    the ladder to the same rung; when they do not (mixed GPUs, a rank missing a package),
+    the slowest rank sets the pace of every collective.
+    """
+    by_family: dict[str, list[SelectionGroup]] = {}
+    for s in sels.values():
+        by_family.setdefault(s.selection.family, []).append(s)
+    for family, group in sorted(by_family.items()):
+        if len(group) < 2 or len({x.selection.kernel for x in group}) < 2:
+            continue
+        ranked = sorted(group, key=lambda x: x.selection.line)
+        # only lines that carry an explicit rank (TP1, DP0, rank=1) can show a divergence: an
+        # untagged or process-only line ("main", EngineCore) may be any rank, or a paste
+        if any("main" in x.printers for x in ranked):
+            continue
+        disjoint = all(a.printers.isdisjoint(b.printers) for i, a in enumerate(ranked) for b in ranked[i + 1:])
+        if not disjoint:
+            continue
+        reasons = [f"{', '.join(sorted(x.printers))}: {x.selection.kernel} (line {x.selection.line})"
+                   for x in ranked]
+        add_finding("RANK_DIVERGENCE", ranked[-1].events[0], ranked[-1].selection.rule, reasons=reasons,
+                    family=family,
+                    title=f"ranks chose different kernels for {family}: "
+                          + " vs ".join(x.selection.kernel for x in ranked))
+
+
+def attention(run: RunState) -> list[AttentionChoice]:
+    """Attention backends chosen (rules ``sets = { attention_backend = ... }``), one per name, ranks merged."""
+    out: dict[str, AttentionChoice] = {}
+    for name, ev in run.attention:
+        key = norm(name)
+        if not key:
+            continue
+        who = ev.rank  # a process name without a rank tells no ranks apart
+        if key not in out:
+            cands = ev.groups.get("candidates") or ""
+            out[key] = AttentionChoice(backend=name.strip(), candidates=_LIST_ITEM.findall(cands)[:32],
+                                       line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule)
+        if who and who not in out[key].ranks:
+            out[key].ranks = sorted([*out[key].ranks, who])
+    return list(out.values())
+
+
+def kv_cache(run: RunState, add_finding, aliases: dict[str, str]) -> Optional[KvCache]:
+    """KV-cache dtype asked for versus in effect; a quantized request that did not hold is
+    KV_CACHE_DTYPE_FALLBACK (unless a rule already raised it from the line itself)."""
+    req = run.config.kv_cache_dtype
+    if not req and run.kv_used is None:
+        return None
+    kv = KvCache(requested=req, requested_line=run.kv_requested_line)
+    if run.kv_used is not None:
+        used, ev = run.kv_used
+        kv.in_effect, kv.in_effect_line, kv.evidence = used, ev.line, clip(ev.message, 2000)
+        if req and kv_norm(req, aliases) != "auto" and not kv_same(req, used, aliases):
+            add_finding("KV_CACHE_DTYPE_FALLBACK", ev, ev.rule,
+                        reasons=[f"requested kv_cache_dtype={req} (line {run.kv_requested_line}), "
+                                 f"in effect {used} (line {ev.line})"])
+    return kv

@@ -1,0 +1,145 @@
+"""The state of one run while its lines are read, and the run facts rules set on it.
+
+A rule's ``sets`` table (``sets = { quantization = "{quant}" }``) names a run fact and a
+template over the line's groups; ``set_fact`` stores it on the open run (most facts keep
+their first value; the platform and the KV-cache dtype in use take the latest line's). ``config`` / ``args`` facts are a
+whole ``key=value`` dump (vLLM's "Initializing an LLM engine (v...) with config: ...",
+SGLang's ``ServerArgs(...)``), read key by key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import regex
+
+from ..models import Event, RunConfig, Selection
+from ..sources.safe import bounded_int
+from .infer import apply_server_args, server_args_config
+
+_KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
+_DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
+_FIELD = regex.compile(r"\{(\w+)\}")
+
+
+def kv_same(asked: str, used: str, aliases: Optional[dict[str, str]] = None) -> bool:
+    """Whether two KV-cache dtype spellings can be the same storage (``aliases``: the pack's
+    ``kv_dtype_aliases``, spelling -> canonical name).
+
+    A bare ``fp8`` matches any FP8 variant: vLLM 0.5.5 -> 0.18.1 prints the fixed text "Using
+    fp8 data type to store kv cache" whichever of e4m3 / e5m2 was asked (config/cache.py).
+    """
+    a, b = kv_norm(asked, aliases), kv_norm(used, aliases)
+    if a == b:
+        return True
+    bare = {x.strip().strip("'\"").lower() for x in (asked, used)}
+    return "fp8" in bare and a.startswith("fp8") and b.startswith("fp8")
+
+
+def kv_norm(dtype: str, aliases: Optional[dict[str, str]] = None) -> str:
+    """Canonical KV-cache dtype name through the pack's aliases (vLLM: ``fp8`` -> ``fp8_e4m3``), ``torch.`` dropped."""
+    d = dtype.strip().strip("'\"").lower().replace("torch.", "")
+    return (aliases or {}).get(d, d)
+
+
+def fill(template: str, groups: dict[str, str]) -> str:
+    """Replace ``{name}`` by the named group's text (empty when the group did not match)."""
+    return _FIELD.sub(lambda m: groups.get(m.group(1), ""), template)
+
+
+def _unquote(v: str) -> str:
+    v = v.strip()
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+        return v[1:-1]
+    return v
+
+
+@dataclass
+class SelectionGroup:
+    """One selection of a run and the lines (at most 8 kept), ranks and printers that named it."""
+    selection: Selection
+    ranks: set[str] = field(default_factory=set)
+    #: the explicit ranks that printed it, or ``main`` for a line without one
+    printers: set[str] = field(default_factory=set)
+    events: list[Event] = field(default_factory=list)
+
+
+@dataclass
+class RunState:
+    """What the lines of one open run said so far (``Analyzer`` builds a ``Run`` from it when it closes)."""
+    index: int
+    source: str
+    first_line: int
+    last_line: int
+    engine: str
+    version: Optional[str] = None
+    version_line: Optional[int] = None
+    config: RunConfig = field(default_factory=RunConfig)
+    platform: Optional[str] = None
+    platform_line: Optional[int] = None
+    era: list[str] = field(default_factory=list)  #: releases an inferred version ranges over
+    kv_requested_line: Optional[int] = None
+    kv_used: Optional[tuple[str, Event]] = None
+    attention: list[tuple[str, Event]] = field(default_factory=list)
+    rules_seen: list[str] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    started: bool = False
+    engine_sure: bool = False  #: a line of the run named its engine (prefix, start marker, identity rule)
+    identified_by: Optional[str] = None  #: the first line that named the engine, in prose
+
+
+def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
+    """Store run fact ``key`` (a rule's ``sets`` key) with ``value`` (its filled template) from ``ev``.
+
+    An empty value sets nothing. Unknown keys go to ``config.extra`` (first value wins)."""
+    if not value:
+        return
+    c = run.config
+    if key == "version":
+        if run.version is None:
+            run.version, run.version_line = value, ev.line
+    elif key == "platform":
+        run.platform = value.upper()
+        run.platform_line = ev.line
+    elif key == "kv_cache_dtype_used":
+        run.kv_used = (value, ev)
+    elif key == "attention_backend":
+        if len(run.attention) < 256:
+            run.attention.append((value, ev))
+    elif key == "model":
+        c.model = c.model or value
+    elif key == "quantization":
+        c.quantization = c.quantization or value
+    elif key == "kv_cache_dtype":
+        if not c.kv_cache_dtype:
+            c.kv_cache_dtype, run.kv_requested_line = value, ev.line
+    elif key == "compute_capability":
+        c.compute_capability = c.compute_capability or value
+    elif key == "gpu":
+        c.gpu = c.gpu or value
+    elif key == "server_args":
+        if c.server_args is None:
+            c.server_args = server_args_config(value, ev.line)
+            apply_server_args(c, run, c.server_args)
+    elif key in ("config", "args"):
+        pat = _KV if key == "config" else _DICT_KV
+        for m in pat.finditer(value):
+            k, v = m.group("k"), _unquote(m.group("v"))
+            if k == "model" and v:
+                c.model = c.model or v
+            elif k == "quantization" and v and v != "None":
+                c.quantization = c.quantization or v
+            elif k == "dtype":
+                c.dtype = c.dtype or v.replace("torch.", "")
+            elif k == "kv_cache_dtype":
+                if not c.kv_cache_dtype and v:
+                    c.kv_cache_dtype, run.kv_requested_line = v, ev.line
+            elif k == "tensor_parallel_size" and bounded_int(v, 6):
+                c.tensor_parallel_size = c.tensor_parallel_size or bounded_int(v, 6)
+            elif k in ("device", "device_config") and regex.fullmatch(r"[A-Za-z]{2,10}", v or "") and v != "auto":
+                if not run.platform:
+                    run.platform, run.platform_line = v.upper(), ev.line
+            elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len"):
+                c.extra.setdefault(k, v)
+    else:
+        c.extra.setdefault(key, value)

@@ -1,0 +1,103 @@
+"""One followed input's state in ``logscan follow``, and the JSON line it prints.
+
+A ``Stream`` is a followed file (or stdin): its tailer, its own ``Pipeline``, its counters,
+the checkpoint a restart resumes from, and the keys of what the latest runs reported.
+``new_records`` says what of a run was not reported before: one record per selection
+(family, kernel, cost class), per finding (code, family) and per failed start.
+"""
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Literal, Optional, Union
+
+from pydantic import BaseModel
+
+from ..models import Finding, InputStats, Run, Selection, StartFailure
+from ..packs.loader import PackSet
+from ..pipeline import Checkpoint, Pipeline
+from ..sources.prefilter import make_prefilter
+from ..sources.unwrap import Unwrapper
+from .podinfo import PodLabels
+from .tail import FileTail, Position, StreamTail
+
+#: Runs per stream whose reported keys are kept (older runs never come back).
+KEEP_RUNS = 16
+
+
+class FollowRecord(BaseModel):
+    """One JSON line on stdout: a selection, a finding or a failed start, as soon as logscan sees it."""
+
+    type: Literal["selection", "finding", "start_failure"]
+    source: str  #: the followed path (its live name) or ``<stdin>``
+    namespace: Optional[str] = None
+    pod: Optional[str] = None
+    container: Optional[str] = None
+    run_line: int  #: line (counted across rotations) where the engine run starts
+    engine: str
+    engine_version: Optional[str] = None
+    model: Optional[str] = None
+    selection: Optional[Selection] = None
+    finding: Optional[Finding] = None
+    #: ``type == "start_failure"``: the engine's own line saying this run's start failed
+    start_failure: Optional[StartFailure] = None
+
+
+class Stream:
+    """One followed file or stdin: its tailer, pipeline, counters and what was reported."""
+
+    def __init__(self, key: str, tail: Union[FileTail, StreamTail], packs: PackSet, labels: PodLabels):
+        self.key = key
+        self.tail = tail
+        self.labels = labels
+        self.pipe = Pipeline(packs, source=key)
+        #: the byte prefilter of ``scan`` (None when ``$LOGSCAN_PREFILTER=off``): lines without a
+        #: hit skip decoding, prefix parsing and matching, exactly as in ``scan``
+        self.prefilter = make_prefilter(packs)
+        self.unwrap = Unwrapper()
+        self.stats = InputStats(source=key)
+        self.line = 0
+        self.ck: tuple[Optional[Position], int, Checkpoint] = (tail.position(), 0, self.pipe.checkpoint())
+        self.reported: OrderedDict[int, set[str]] = OrderedDict()
+        self.dirty = False
+        self.last_data = time.monotonic()
+        self.missing = 0
+        self.rotations_seen = dict(tail.rotations)
+        self.dropped_seen = 0
+        self.done = False
+
+    def state(self) -> Optional[dict]:
+        """The JSON state of this stream (None for stdin, which cannot be resumed)."""
+        pos, line, ck = self.ck
+        if isinstance(self.tail, StreamTail):
+            return None
+        return {"position": pos.to_json() if pos else None, "line": line, "pipeline": ck.to_json(),
+                "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
+
+
+def new_records(s: Stream, run: Run) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
+    """``(seen, new)``: the keys already reported for ``run`` (a set the caller adds to as it
+    reports) and ``(key, record)`` for each selection, finding or failed start of ``run`` not
+    reported before. Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
+    seen = s.reported.get(run.first_line)
+    if seen is None:
+        seen = s.reported[run.first_line] = set()
+        while len(s.reported) > KEEP_RUNS:
+            s.reported.popitem(last=False)
+    lab = s.labels
+    base = dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
+                run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
+                model=run.config.model)
+    new: list[tuple[str, FollowRecord]] = []
+    for sel in run.selections:
+        key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"
+        if key not in seen:
+            new.append((key, FollowRecord(type="selection", selection=sel, **base)))
+    for f in run.findings:
+        key = f"f\x1f{f.code}" + (f"\x1f{f.family}" if f.family else "")  # one per (run, family, code)
+        if key not in seen:
+            new.append((key, FollowRecord(type="finding", finding=f, **base)))
+    sf = run.start_failure
+    if sf is not None and "x" not in seen:
+        new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
+    return seen, new

@@ -87,6 +87,8 @@ class Analyzer:
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
         run.last_line = max(run.last_line, ev.line)
         if r.starts_run:
+            if not run.started:
+                run.start_line = ev.line
             run.started = True
         if r.id not in run.rules_seen:
             run.rules_seen.append(r.id)
@@ -143,7 +145,10 @@ class Analyzer:
 
     @staticmethod
     def _has_substance(run: RunState) -> bool:
-        return any(e.kind not in ("version", "config", "platform") for e in run.events)
+        """The run said something since its start marker (a banner, args and config lines of one
+        start are one run; an import warning printed before the banner does not split it)."""
+        since = run.start_line if run.start_line is not None else 0
+        return any(e.kind not in ("version", "config", "platform") and e.line >= since for e in run.events)
 
     def finish(self) -> Iterator[Run]:
         """Close the open run at the end of the input(s)."""

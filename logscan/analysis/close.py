@@ -22,6 +22,7 @@ from .infer import infer_selections
 from .ladders import parse_version
 from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
+from .ambiguity import ambiguous_moe
 from .trust import judge, unexplained
 
 if TYPE_CHECKING:
@@ -211,6 +212,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
 
     run_checks.arch_check(ctx, run, pack, add_finding, frozenset(code for _, code in findings.items))
     run_checks.expected_rungs(ctx, run, pack, sels, add_finding)
+    ambiguous = ambiguous_moe(sels, ctx.rules)
     selections = []
     for s in sels.values():
         s.selection.ranks = sorted(s.ranks)
@@ -244,4 +246,5 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                engine=info, config=run.config, selections=selections, findings=fl,
                worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
-               unexplained=unexplained(run.events, ctx.rules, used, dropped))
+               unexplained=sorted(unexplained(run.events, ctx.rules, used, dropped) + ambiguous,
+                                  key=lambda u: u.line))

@@ -49,8 +49,10 @@ def era_hints(ctx: Analyzer, run: RunState) -> list[EraHint]:
     """Era evidence of a run: rule ``versions``, line-format ``versions``, kernel classes on ladders."""
     hints: list[EraHint] = []
     for rid in run.rules_seen:
-        cr, _ = ctx.rules[rid]
-        if cr.versions is not None:
+        cr, pack = ctx.rules[rid]
+        # a rule's ``versions`` are its own engine's releases: a borrowed rule (an SGLang run's
+        # line read by a vLLM rule) says nothing about the run's release
+        if cr.versions is not None and pack.engine == run.engine:
             hints.append(EraHint.from_spec(f"{rid} ({cr.rule.versions})", cr.versions))
     for pack in ctx.packs.packs.values():
         if pack.engine != run.engine:

@@ -84,6 +84,9 @@ class RunState:
     rules_seen: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     started: bool = False
+    #: line of the run's first start marker: what came before it (an import-time warning) is no
+    #: reason to split the run at the next marker of the same start sequence
+    start_line: Optional[int] = None
     engine_sure: bool = False  #: a line of the run named its engine (prefix, start marker, identity rule)
     identified_by: Optional[str] = None  #: the first line that named the engine, in prose
 

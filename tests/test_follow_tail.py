@@ -172,6 +172,19 @@ def test_rotation_order_sorts_kubelet_and_logrotate_suffixes_oldest_first():
         "x.log.3.gz", "x.log.2", "x.log.1"]
 
 
+def test_rotation_order_reads_an_all_digit_date_suffix_as_a_date_not_a_count():
+    # logrotate's dateext with a dot ('.%Y%m%d'), or a Unix time: rising with age. Read as
+    # rotation counts they sorted newest first, and follow fed a continuation line after the
+    # lines that followed it (found by test_follow_kill_properties on a real vLLM log).
+    names = ["e.log.20261202", "e.log.20261130.gz", "e.log.20261201"]
+    assert sorted(names, key=lambda n: rotation_order("e.log", n)) == [
+        "e.log.20261130.gz", "e.log.20261201", "e.log.20261202"]
+    assert sorted(["e.log.1764633600", "e.log.1764547200"], key=lambda n: rotation_order("e.log", n)) == [
+        "e.log.1764547200", "e.log.1764633600"]
+    assert sorted(["e.log.9999999", "e.log.10"], key=lambda n: rotation_order("e.log", n)) == [
+        "e.log.9999999", "e.log.10"]  # below eight digits: still a count, the higher the older
+
+
 def test_position_from_json_refuses_a_malformed_dict():
     with pytest.raises(ValueError):
         Position.from_json({"dev": 1, "ino": "x", "fp": "", "offset": 0})

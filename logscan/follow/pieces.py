@@ -21,6 +21,8 @@ from .position import FP_LEN, SEEN
 from .pipe import CHUNK
 
 _GZ_MAGIC = b"\x1f\x8b"
+#: an all-digit rotation suffix this long is a date (YYYYMMDD) or a Unix time, not a count
+DATE_DIGITS = 8
 _ROTATED = regex.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")
 
 
@@ -54,12 +56,15 @@ def rotation_order(base: str, name: str) -> tuple:
     """Sort key of a rotated sibling ``<base>[.-]<suffix>[.gz]``, oldest first.
 
     kubelet's ``<YYYYMMDD-hhmmss>`` and logrotate's ``dateext`` suffixes sort as text;
-    logrotate's numbered ones (``.1`` newest) sort by falling number.
+    logrotate's numbered ones (``.1`` newest) sort by falling number. An all-digit suffix of
+    ``DATE_DIGITS`` or more digits is a date or a Unix time (``.20261201``, ``.1764547200``,
+    rising with age), never a rotation count: numbered logrotate keeps ``rotate N`` files, and
+    reading a date-named series backwards put its lines out of order.
     """
     suffix = name[len(base) + 1:]
     if suffix.endswith(".gz"):
         suffix = suffix[:-3]
-    if suffix.isdigit():
+    if suffix.isdigit() and len(suffix) < DATE_DIGITS:
         return (0, -int(suffix), name)
     return (1, suffix, name)
 

@@ -12,6 +12,8 @@ from .predict import Walk, _ladders_for, _matrix_config, find_scheme, ladder_ser
 
 #: alternatives of one outcome spelled out in a matrix row's note (the walk keeps them all)
 NOTE_ALTERNATIVES = 2
+#: a note longer than this names the other outcomes without their conditions
+NOTE_MAX_CHARS = 480
 
 
 class MatrixRow(BaseModel):
@@ -86,8 +88,16 @@ def _matrix_row(row: MatrixRow, w: Walk) -> None:
         row.basis = "certain"
         return
     row.basis = "conditional"
+    rest = [o for o in outs if o is not first]
     cond = first.condition_text(NOTE_ALTERNATIVES)
-    row.note = ((cond + "; else " if cond != "always" else "")
-                + summary([o for o in outs if o is not first], limit=NOTE_ALTERNATIVES)
-                + (f" (every condition: logscan ladder ENGINE SCHEME with the same options, or --format json)"
-                   if any(len(o.when) > NOTE_ALTERNATIVES for o in outs) else ""))
+    where = f"logscan ladder {w.engine} {w.scheme} with the same options, or --format json"
+    row.note = ((cond + "; else " if cond != "always" else "") + summary(rest, limit=NOTE_ALTERNATIVES)
+                + (f" (every condition: {where})" if any(len(o.when) > NOTE_ALTERNATIVES for o in outs) else ""))
+    if len(row.note) > NOTE_MAX_CHARS:
+        # too many conditions for one table cell: the leading outcome's first condition, then
+        # the other outcomes by name (what can run instead), the conditions left to the ladder walk
+        names = ["the layer fails to load" if o.refused else "not determined" if o.undetermined
+                 else f"{o.kernel} ({o.cost_class})" for o in rest]
+        others = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        row.note = ((first.condition_text(1) + "; " if cond != "always" else "")
+                    + f"else {others} (the conditions of each: {where})")

@@ -71,7 +71,11 @@ def render_walk(w: Walk, gate_source: bool = False) -> str:
         out.append(f"        reference: {d['reference']}")
         out.append(f"        seed:      {d['seed']}")
         out.append(f"        source:    {d['source']} (the release's source wins)")
-    out.append("  (=> the rung the engine picks; ? a rung that wins in some of the outcomes)")
+    marks = [m for m, shown in (("=> the rung the engine picks", any(r.predicted and w.certain for r in w.rungs)),
+                                ("? a rung that wins in some of the outcomes",
+                                 any((r.possible or r.predicted) and not w.certain for r in w.rungs))) if shown]
+    if marks:  # explain only the marks the table shows
+        out.append("  (" + "; ".join(marks) + ")")
     return "\n".join(out) + "\n"
 
 

@@ -77,10 +77,10 @@ def scan(paths_or_lines: Source, *, name: str = "<lines>", gpu: Optional[str] = 
     folder and ``ValueError`` for an unknown GPU name or prefilter engine.
     """
     if gpu is not None:
-        from .analysis.gpus import resolve_gpu
+        from .analysis.gpus import resolve_gpu, unknown_gpu_message
 
         if resolve_gpu(gpu) is None:
-            raise ValueError(f"unknown GPU {gpu!r}: a name from patterns/gpus.toml, smNN or a capability like 9.0")
+            raise ValueError(unknown_gpu_message(gpu))
     from .pipeline import scan_inputs
 
     packs = _packs(patterns)

@@ -63,3 +63,4 @@ def test_given_group_size_decides_without_a_split():
     assert w["outcomes"]
     assert all(not f.startswith("group_size") for o in w["outcomes"] for alt in o["when"] for f in alt)
     assert all(o["kernel"] != "MacheteLinearKernel" for o in w["outcomes"])  # Machete takes -1/64/128 only
+

@@ -100,3 +100,19 @@ def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
         if rx.search(t):
             return Gpu(name, entry.cc, entry.platform, entry.gfx)
     return None
+
+
+def unknown_gpu_message(text: str) -> str:
+    """The error for a ``--gpu`` value that names no GPU: the closest known names (difflib over
+    the aliases of the shipped GPU table), then the other accepted forms. Raises nothing."""
+    import difflib
+
+    names = sorted(gpu_file().gpu)
+    aliases = {a.lower(): name for name, e in gpu_file().gpu.items() for a in [name, *e.aliases]}
+    close = []
+    for hit in difflib.get_close_matches(text.lower(), list(aliases), n=6, cutoff=0.5):
+        if aliases[hit] not in close:
+            close.append(aliases[hit])
+    near = f"did you mean {', '.join(close[:4])}? " if close else ""
+    return (f"unknown GPU {text!r}: {near}known names: {', '.join(names)}; "
+            f"or smNN / a compute capability like 9.0")

@@ -43,11 +43,10 @@ def _exit_interrupted() -> None:
 def _check_gpu(gpu: str | None) -> None:
     """A ``--gpu`` value must name a known GPU or compute capability; raises ``click.BadParameter``."""
     if gpu:
-        from ..analysis.gpus import resolve_gpu
+        from ..analysis.gpus import resolve_gpu, unknown_gpu_message
 
         if resolve_gpu(gpu) is None:
-            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
-                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
+            raise click.BadParameter(unknown_gpu_message(gpu), param_hint="--gpu")
 
 
 def _check_version(value: str | None, hint: str, example: str) -> None:

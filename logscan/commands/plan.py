@@ -13,7 +13,7 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
              env: tuple[str, ...], torch: str | None, **ckpt):
     """Build a ``Machine`` from the shared description options; bad values are usage errors."""
     from ..analysis.gates import Machine
-    from ..analysis.gpus import package_name, resolve_gpu
+    from ..analysis.gpus import package_name, resolve_gpu, unknown_gpu_message
 
     _check_version(cuda, "--cuda", "12.8")
     _check_version(torch, "--torch", "2.8.0")
@@ -21,8 +21,7 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
     if gpu:
         g = resolve_gpu(gpu)
         if g is None:
-            raise click.BadParameter(f"unknown GPU {gpu!r}: give a name from patterns/gpus.toml (H100, B200, "
-                                     f"RTX 5090, ...), smNN or a compute capability like 9.0", param_hint="--gpu")
+            raise click.BadParameter(unknown_gpu_message(gpu), param_hint="--gpu")
         m.cc, m.gpu, m.gfx = g.cc, g.name, g.gfx
         if platform.upper() == "CUDA" and g.platform != "CUDA":
             m.platform = g.platform

@@ -59,3 +59,33 @@ def test_vllm_chatter_inside_an_sglang_run_stays_in_it(tmp_path):
     text = SGLANG_LINE + VLLM_PLATFORM + "[2025-02-14 07:01:25 TP0] Load weight begin. avail mem=76.50 GB\n"
     [run] = _runs(tmp_path, text)
     assert run.engine.name == "sglang" and run.last_line == 3
+
+
+# -- trial item 9: engine identity and release claims ---------------------------------------
+
+def test_vllm_43367_a_vllm_only_kernel_class_names_vllm():
+    [run] = scan_inputs([str(DATA / "vllm-43367.log")]).runs
+    e = run.engine
+    assert e.name == "vllm" and e.read_with == "vllm"
+    assert e.identified_by == ("line 2 selects kernel class TritonFp8BlockScaledMMKernel, which only the vLLM "
+                               "ladders define")
+    assert e.version_source == "inferred" and e.release_range == ["0.20.0", "0.33.0"]
+
+
+def test_an_enum_member_names_no_engine(tmp_path):
+    # a backend enum member (MARLIN) is no class: the same sentence shape stays engine unknown
+    text = "Using 'MARLIN' NvFp4 MoE backend out of potential backends: ['FLASHINFER_CUTLASS', 'MARLIN'].\n"
+    [run] = _runs(tmp_path, text)
+    assert run.engine.name == "unknown"
+
+
+def test_an_unknown_engine_claims_no_release():
+    # corpus vllm-120: only generic vLLM-shaped lines; the vLLM rules fit 0.11.1 .. 0.14.0 only,
+    # so their ladder places the rungs, but no release of an unnamed engine is claimed
+    [run] = scan_inputs([str(Path(__file__).parent.parent / "fixtures" / "vllm" / "vllm-120.log")]).runs
+    e = run.engine
+    assert e.name == "unknown"
+    assert e.version_source == "unknown" and e.release_range is None
+    assert e.ladder_version == "0.14.0"
+    assert e.version_evidence.startswith("engine unknown, so no release is claimed")
+    assert all(not s.ladder or not s.ladder.elsewhere for s in run.selections)

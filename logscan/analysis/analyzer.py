@@ -20,6 +20,7 @@ from ..models import Event, Run
 from ..packs.loader import CompiledRule, Pack, PackSet
 from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
+from .imports import chatter_note, folds_into, stays_in
 from .ladders import LadderIndex
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_fact
 
@@ -72,6 +73,12 @@ class Analyzer:
             yield from self._identify(ev, pack, run)
             return
         engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
+        chatter_of = None
+        if run is not None and run.source == ev.source and run.engine != engine and sure:
+            if folds_into(self, run, engine):  # an imported library's lines began the run
+                chatter_of, run.engine, run.engine_sure = run.engine, engine, False
+            elif run.engine_sure and stays_in(self, run, engine, ev):
+                engine, sure = run.engine, False  # the library prints inside the importer's run
         if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
             run.engine = engine  # the run began on lines that named no engine: now one does
         if run is not None and (run.source != ev.source or run.engine != engine or
@@ -85,6 +92,8 @@ class Analyzer:
         if sure and not run.engine_sure:
             run.engine_sure = True
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
+            if chatter_of:
+                run.identified_by += "; " + chatter_note(self, run, engine, chatter_of, ev.line)
         run.last_line = max(run.last_line, ev.line)
         if r.starts_run:
             if not run.started:

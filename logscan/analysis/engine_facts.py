@@ -98,6 +98,12 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
     """
     idx = ctx.ladders.get(run.engine)
     title = ctx.packs.packs[run.engine].meta.pack.title or run.engine
+    if not run.engine_sure:
+        from .kernel_identity import class_identity
+
+        why = class_identity(ctx, run)
+        if why:
+            run.engine_sure, run.identified_by = True, why
     info = EngineInfo(name=run.engine if run.engine_sure else "unknown", platform=run.platform,
                       read_with=run.engine, identified_by=run.identified_by or (
                           "no line names the engine (no engine line prefix, start line or engine-specific "
@@ -117,7 +123,15 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
         guess = infer_release(era_hints(ctx, run), candidate_releases(ctx.packs.packs[run.engine]))
         if run.version:
             info.version = run.version
-        if guess is not None:
+        if guess is not None and not run.engine_sure:
+            # no line names the engine: a release is an engine's, so none is claimed (no
+            # release_range, no per-release rungs); the rules that read the lines still fit
+            # only some of read_with's releases, whose newest ladder places the rungs
+            info.version_evidence = (f"engine unknown, so no release is claimed; ladders of {title} "
+                                     f"{guess.newest}, the newest {title} release whose rules fit these lines "
+                                     f"(were they {title}'s: {guess.describe()})")
+            v = Version(guess.newest)
+        elif guess is not None:
             info.version_source = "inferred"
             prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
             info.version_evidence = prefix + guess.describe()

@@ -42,7 +42,7 @@ def _run(run: Run) -> list[str]:
     ver = e.version or "version unknown"
     how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}",
            "given": f"given: {e.version_evidence}"}.get(
-        e.version_source, "no version line, no era hint")
+        e.version_source, e.version_evidence or "no version line, no era hint")
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
            f"  engine   {e.name} {ver} ({how})"]
     if e.name == "unknown":

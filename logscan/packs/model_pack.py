@@ -68,6 +68,11 @@ class PackMeta(_Strict):
     #: silently): reports state this in ``config.extra["quantization_source"]``, with what a line
     #: let logscan infer, unless a rule set a source starting with ``logged``
     quantization_unlogged: str = ""
+    #: engines whose libraries this engine imports, so that their loggers print lines in this
+    #: engine's process (SGLang 0.3-0.4 imports vLLM: ``INFO ... Automatically detected platform
+    #: cuda.`` precedes its own lines). A run of such lines holding only library chatter (no
+    #: version, args, selection or finding) is read as this engine's (``analysis/imports.py``)
+    imports: list[str] = Field(default_factory=list)
 
 
 class NameCost(_Strict):

@@ -45,3 +45,9 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
     if exc:
         sf.cause_line, sf.cause = exc[-1].line, clip(exc[-1].message, 2000)
     return sf
+
+
+def is_uncaught(sf: StartFailure) -> bool:
+    """Whether ``sf`` was read from an uncaught traceback (a rule ``<engine>.uncaught.*``), not
+    from an engine line saying its start failed."""
+    return ".uncaught." in sf.rule

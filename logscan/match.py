@@ -171,6 +171,10 @@ class Matcher:
                 if owner is not None:
                     continue  # a line's own prefix already names its engine
                 tier = -1  # engine evidence: tried first, and never takes the line
+            elif r.kind in ("uncaught", "ready"):
+                # every pack's generic traceback / came-up lines (99-uncaught.toml): after every
+                # rule that may read the line, the line's (or context's) engine first
+                tier = 4 if eng == (owner or self._context) else 5
             elif eng == (owner or self._context):
                 tier = 2 if r.prefixed_only else 0
             else:

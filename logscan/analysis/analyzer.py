@@ -73,6 +73,8 @@ class Analyzer:
             yield from self._identify(ev, pack, run)
             return
         engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
+        if r.kind in ("uncaught", "ready") and not prefix_engine and (run is None or run.source != ev.source):
+            return  # a bare traceback or ready line names no engine: it belongs to an open run or to none
         chatter_of = None
         if run is not None and run.source == ev.source and run.engine != engine and sure:
             if folds_into(self, run, engine):  # an imported library's lines began the run

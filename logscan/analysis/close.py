@@ -221,6 +221,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     # a start that a line says failed (an error finding) ran no kernel: nothing to infer
     failed = start_failure is not None or any(
         f.severity == Severity.error and not f.inferred for f in findings.items.values())
+    if start_failure is not None:
+        run_parts.unconfirmed(selections, start_failure)
     for sel, hint in ([] if failed else infer_selections(
             pack, run.config, info.version, selections,
             {e.kind for e in run.events}, ctx.gpu, ctx.cuda)):

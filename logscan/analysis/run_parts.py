@@ -14,6 +14,7 @@ from ..models import AttentionChoice, KvCache, StartFailure
 from ..packs.loader import Pack
 from .ladders import norm
 from .runstate import RunState, SelectionGroup, kv_norm, kv_same
+from .uncaught import uncaught_start_failure
 
 _LIST_ITEM = regex.compile(r"[\w.\-/]{1,80}")
 
@@ -34,24 +35,52 @@ def start_failure(run: RunState, pack: Pack, findings: dict) -> Optional[StartFa
     of a traceback, ``RuntimeError: ...``): the last one at or before the failure line (vLLM
     workers print their exception before ``EngineCore failed to start.``), else the first
     after it (the traceback that follows the failure line). That finding gets ``fatal``.
+    Without such a line, a traceback the run never recovered from is the failed start
+    (``uncaught.uncaught_start_failure``); its cause is the first exception finding from its
+    first line on, else the traceback's own exception line.
     """
     ev = next((e for e in run.events if e.kind == "start_failure"), None)
-    if ev is None:
-        return None
-    sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
+    if ev is not None:
+        sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
+    else:
+        sf = uncaught_start_failure(run)
+        if sf is None:
+            return None
     pat = pack.meta.pack.exception_line
     if not pat:
         return sf
     exc = regex.compile(pat)
     cands = [f for f in findings.values() if not f.inferred and exc.search(f.evidence)]
-    before = [f for f in cands if f.line <= ev.line]
-    after = [f for f in cands if f.line > ev.line]
+    before = [f for f in cands if f.line <= sf.line]
+    after = [f for f in cands if f.line > sf.line]
+    if ev is None:  # the traceback's header comes first, its exception after it
+        after = [f for f in cands if f.line >= sf.line]
+        before = []
     cause = max(before, key=lambda f: f.line) if before else min(after, key=lambda f: f.line, default=None)
     if cause is not None:
         key = next(k for k, f in findings.items() if f is cause)
         findings[key] = cause.model_copy(update={"fatal": True})
         sf.cause_line, sf.cause = cause.line, clip(cause.evidence, 2000)
     return sf
+
+
+#: ``Selection.reasoning`` prefix of a selection in a failed start (``formats/text.py`` marks it)
+UNCONFIRMED = "unconfirmed:"
+
+
+def unconfirmed(selections: list, sf: StartFailure) -> None:
+    """Mark each selection of a failed start as chosen or configured, never confirmed to run.
+
+    A line that names a kernel (vLLM ``Using CutlassFP8ScaledMMLinearKernel``) or a build
+    setting (trtllm-build ``Set gemm_plugin to fp8.``) says what the start chose; a start
+    that then failed (``sf``) ran none of it. The selection stays (what was chosen is the
+    evidence an operator needs), its ``reasoning`` says it is unconfirmed.
+    """
+    why = (f"{UNCONFIRMED} selected or configured at this line, but the start failed at line {sf.line}"
+           + (f" ({clip(sf.cause, 160)})" if sf.cause else "") + ": no line shows it ran")
+    for s in selections:
+        if not (s.reasoning or "").startswith(UNCONFIRMED):
+            s.reasoning = why + (f"; {s.reasoning}" if s.reasoning else "")
 
 
 def rank_divergence(sels: dict, add_finding) -> None:

@@ -33,7 +33,8 @@ _FASTER_GROUPS = ("better", "fast", "faster")
 #: groups that may hold the package a line says is missing
 _PACKAGE_GROUPS = ("package", "module", "pip")
 #: event kinds that are run facts or run structure, never "not understood"
-_FACT_KINDS = frozenset({"version", "config", "platform", "identity", "run_start", "start_failure", "gpu"})
+_FACT_KINDS = frozenset({"version", "config", "platform", "identity", "run_start", "start_failure", "gpu",
+                         "uncaught", "ready"})
 
 
 @dataclass

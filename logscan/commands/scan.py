@@ -123,8 +123,15 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
         lines = [(run.source, u) for run in report.runs for u in run.unexplained]
         for source, u in lines:
             click.echo(f"{source}:{u.line}\t{u.message}")
+        failed = [run for run in report.runs if run.start_failure is not None]
         if not lines:  # silence must not read as "nothing was there"
-            click.echo(f"logscan: no kernel-relevant line left unexplained ({len(report.runs)} run(s) read)", err=True)
+            click.echo(f"logscan: no kernel-relevant line left unexplained ({len(report.runs)} run(s) read)"
+                       + (f", but {len(failed)} start(s) FAILED" if failed else ""), err=True)
+        for run in failed:  # a traceback's kernel frames are explained by the failed start, not by nothing
+            sf = run.start_failure
+            click.echo(f"logscan: {run.source}:{sf.line}: run {run.index + 1} start FAILED (START_FAILED)"
+                       + (f", cause line {sf.cause_line}: {sf.cause[:200]}" if sf.cause_line else "")
+                       + "; its traceback lines are the evidence", err=True)
     else:
         click.echo(render(fmt, report), nl=False)
     errors = [s for s in report.inputs if s.error]

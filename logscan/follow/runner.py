@@ -238,9 +238,10 @@ class Follower:
         self.out.write(rec.model_dump_json(exclude_none=True) + "\n")
         self.out.flush()
 
-    def _report(self, s: Stream, run: Run) -> None:
-        """Print and count what ``run`` holds that was not reported before; export its selections."""
-        seen, new = new_records(s, run)
+    def _report(self, s: Stream, run: Run, final: bool = True) -> None:
+        """Print and count what ``run`` holds that was not reported before; export its selections.
+        ``final``: the run closed (False: the open run as it reads so far)."""
+        seen, new = new_records(s, run, final)
         lab = s.labels
         for key, rec in new:
             seen.add(key)
@@ -282,6 +283,12 @@ class Follower:
                 s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
         if s.dirty:
             s.dirty = False
+            run = s.pipe.open_run()
+            if run is not None:
+                self._report(s, run, final=False)
+        elif s.held_failure and s.stats.lines == before_lines:
+            # a poll with no new line: the traceback held back (stream.new_records) is complete
+            s.held_failure = False
             run = s.pipe.open_run()
             if run is not None:
                 self._report(s, run)

@@ -14,6 +14,7 @@ from typing import Literal, Optional, Union
 from pydantic import BaseModel
 
 from ..models import Finding, InputStats, Run, Selection, StartFailure
+from ..analysis.uncaught import is_uncaught
 from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
 from ..sources.prefilter import make_prefilter
@@ -65,6 +66,8 @@ class Stream:
         self.rotations_seen = dict(tail.rotations)
         self.dropped_seen = 0
         self.done = False
+        #: the open run's failed start read from an uncaught traceback was held back (new_records)
+        self.held_failure = False
 
     def state(self) -> Optional[dict]:
         """The JSON state of this stream (None for stdin, which cannot be resumed)."""
@@ -75,10 +78,11 @@ class Stream:
                 "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
 
 
-def new_records(s: Stream, run: Run) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
+def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
     """``(seen, new)``: the keys already reported for ``run`` (a set the caller adds to as it
     reports) and ``(key, record)`` for each selection, finding or failed start of ``run`` not
-    reported before. Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
+    reported before (``final`` False: an open run, whose uncaught-traceback failure waits for a
+    poll with no new line, or its close). Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
     seen = s.reported.get(run.first_line)
     if seen is None:
         seen = s.reported[run.first_line] = set()
@@ -98,6 +102,11 @@ def new_records(s: Stream, run: Run) -> tuple[set[str], list[tuple[str, FollowRe
         if key not in seen:
             new.append((key, FollowRecord(type="finding", finding=f, **base)))
     sf = run.start_failure
+    # a failed start read from an uncaught traceback holds only once the run closed: a later
+    # line may say the server came up, or name the engine's own failure line (analysis/uncaught.py)
     if sf is not None and "x" not in seen:
-        new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
+        if final or not is_uncaught(sf):
+            new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
+        else:
+            s.held_failure = True  # reported at the next poll with no new line, or at the close
     return seen, new

@@ -75,7 +75,8 @@ def _run(run: Run) -> list[str]:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:
             rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
-            mark = " (inferred)" if not s.observed else (" (?)" if (s.reasoning or "").startswith("ambiguous:") else "")
+            mark = " (inferred)" if not s.observed else (" (?)" if (s.reasoning or "").startswith("ambiguous:") else
+                                                         " (unconfirmed)" if (s.reasoning or "").startswith("unconfirmed:") else "")
             rows.append([s.family, s.kernel + mark, rung, s.cost_class.value,
                          ",".join(s.ranks) or "-", str(s.line)])
         out.append("")

@@ -207,7 +207,10 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             kernels = tuple(k for k in (sel.kernel, sel.ladder.kernel_class if sel.ladder else None) if k)
             c = Check(kind="selection", code=cmap.get(sel.cost_class.value),
                       name=f"{sel.family}: {sel.kernel}",
-                      message=f"{sel.family} runs {sel.kernel} ({sel.cost_class.value}{rung}{fell})",
+                      message=(f"{sel.family} runs {sel.kernel} ({sel.cost_class.value}{rung}{fell})"
+                               if run.start_failure is None else
+                               f"{sel.family} chose {sel.kernel} ({sel.cost_class.value}{rung}{fell}), not "
+                               f"confirmed: the start failed at line {run.start_failure.line}"),
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sel.line, run=n,
                       engine=eng, family=sel.family, kernel=sel.kernel, cost_class=sel.cost_class.value,
                       scheme=sel.scheme, evidence=sel.evidence)

@@ -16,6 +16,10 @@ RuleKind = Literal[
     "linear_kernel", "moe_kernel", "fallback_warning", "kernel_not_found", "backend_override",
     "quant_method", "kv_cache", "attention_backend", "config", "version", "platform",
     "failure", "optional_package", "gpu", "run_start", "start_failure", "identity",
+    # ``uncaught``: a line of a Python traceback (header, frame, exception); ``ready``: a line
+    # saying the server / engine came up. A run with an uncaught traceback and no ready line
+    # is a failed start (analysis/uncaught.py, docs/fail-closed.md)
+    "uncaught", "ready",
 ]
 
 

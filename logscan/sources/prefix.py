@@ -3,7 +3,7 @@
 The formats themselves (vLLM's legacy ``INFO 06-15 00:04:48 api_server.py:177]``, the
 bracketed ``[core.py:74]`` era, process tags like ``(EngineCore_DP0 pid=1)``, SGLang's
 ``[time TP0]``...) are data in ``patterns/<engine>/pack.toml``; this module only applies
-them in order: wrappers (e.g. a docker-compose ``vllm  | `` prefix), up to two process tags,
+them in order: wrappers (e.g. a docker-compose ``vllm  | `` prefix), up to three process tags,
 then the first line format that matches.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ class PrefixParser:
                 break
         process = rank = None
         pid = None
-        for _ in range(2):
+        for _ in range(3):  # vLLM >= 0.11 nests three: (APIServer) (EngineCore_DP0) (Worker_TP3)
             for tag, rank_re in self.processes:
                 m = tag.regex.match(text, pos)
                 if m:

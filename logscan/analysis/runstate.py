@@ -77,6 +77,9 @@ class RunState:
     config: RunConfig = field(default_factory=RunConfig)
     platform: Optional[str] = None
     platform_line: Optional[int] = None
+    #: the platform came from a ``platform_fallback`` fact (the GPU backend disabled itself, so the
+    #: run is on the CPU): a later line naming the build's backend (compiled archs) does not undo it
+    platform_fallback: bool = False
     era: list[str] = field(default_factory=list)  #: releases an inferred version ranges over
     kv_requested_line: Optional[int] = None
     kv_used: Optional[tuple[str, Event]] = None
@@ -91,19 +94,39 @@ class RunState:
     identified_by: Optional[str] = None  #: the first line that named the engine, in prose
 
 
+#: what ends a logged version token: U+FFFD (bytes that were not UTF-8), a control character
+#: (C0, DEL, C1) or a zero-width / bidi format character; none is part of any release string
+_VERSION_END = regex.compile(r"[\ufffd\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+
+def version_token(value: str) -> str:
+    """The logged version ``value`` (a rule's captured text) cut at the first character no
+    release string holds: U+FFFD, which the reader puts for undecodable bytes, or a control /
+    format character. ``'0.5.0\ufffd\ufffd'`` -> ``'0.5.0'`` (the trial log of a vLLM 0.5.0 API
+    server line followed by two invalid bytes was read as a source build). Returns ``''`` when the
+    token starts with one (nothing is set then)."""
+    m = _VERSION_END.search(value)
+    return value[: m.start()] if m else value
+
+
 def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
     """Store run fact ``key`` (a rule's ``sets`` key) with ``value`` (its filled template) from ``ev``.
 
     An empty value sets nothing. Unknown keys go to ``config.extra`` (first value wins)."""
+    if key.endswith("version"):
+        value = version_token(value)
     if not value:
         return
     c = run.config
     if key == "version":
         if run.version is None:
             run.version, run.version_line = value, ev.line
+    elif key == "platform_fallback":
+        run.platform, run.platform_line, run.platform_fallback = value.upper(), ev.line, True
     elif key == "platform":
-        run.platform = value.upper()
-        run.platform_line = ev.line
+        if not run.platform_fallback:
+            run.platform = value.upper()
+            run.platform_line = ev.line
     elif key == "kv_cache_dtype_used":
         run.kv_used = (value, ev)
     elif key == "attention_backend":

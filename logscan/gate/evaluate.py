@@ -244,7 +244,16 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel selection",
                       verdict=Verdict.passed, decided_by="", source=run.source, line=run.first_line, run=n,
                       engine=eng)
-            checks.append(_judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, rel))
+            c = _judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, rel)
+            why = _explained_absence(checks, n, run.source, findings) if c.verdict is Verdict.fail else None
+            if why is None:
+                checks.append(c)
+            else:  # one cause, one failure: the finding that says why no kernel ran carries the fact
+                said = (f"; it is why run {n} (lines {run.first_line}-{run.last_line}) names no "
+                        f"quantized kernel selection ({NO_KERNEL_SEEN} folded into it)")
+                why.message += said
+                if id(why) in facts:
+                    facts[id(why)] += said
     checks = _fold(checks, facts, keys)
     sources_with_runs = {r.source for r in report.runs}
     for st in report.inputs:
@@ -311,6 +320,25 @@ def _merge(a: Check, b: Check, facts: dict[int, str]) -> Check:
             setattr(a, field, getattr(b, field))
     a.reasons = a.reasons + [r for r in b.reasons if r not in a.reasons]
     return a
+
+
+#: finding codes (and their children, ``findings.toml`` ``parent``) whose failure says why a run
+#: has no kernel selection: no rung accepted the layer (KERNEL_NOT_FOUND), or the GPU cannot run it
+EXPLAINS_NO_KERNEL = frozenset({"KERNEL_NOT_FOUND", "UNSUPPORTED_ON_ARCH"})
+
+
+def _explained_absence(checks: list[Check], run: int, source: str, findings: FindingsFile) -> Optional[Check]:
+    """The first failing finding check of run ``run`` in ``source`` whose code (or an ancestor of
+    it) is in ``EXPLAINS_NO_KERNEL``, or None. A run whose start says no kernel could take the
+    layer names no selection for that very reason: NO_KERNEL_SEEN would fail the gate a second
+    time for one cause (vLLM 0.5.4, vllm-project/vllm#7240: 'Marlin does not support
+    weight_bits = uint4b8' as UNSUPPORTED_ON_ARCH, then NO_KERNEL_SEEN). The gate still fails,
+    on the explaining check."""
+    for c in checks:
+        if (c.kind == "finding" and c.run == run and c.source == source and c.verdict is Verdict.fail
+                and c.code and EXPLAINS_NO_KERNEL.intersection(findings.lineage(c.code))):
+            return c
+    return None
 
 
 def _fold(checks: list[Check], facts: dict[int, str], keys: dict[int, tuple]) -> list[Check]:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from logscan.analysis.template_era import FIELD, literal_head, load, template_regex
+from logscan.analysis.template_era import FIELD, literal_head, load, specific_enough, template_regex
 from logscan.packs.loader import _read_toml
 from tests.conftest import FIXTURES, ROOT
 
@@ -15,13 +15,14 @@ ENGINES = ["vllm", "sglang"]
 
 def _brute(th, message: str, min_ratio: float = 0.5):
     text = message.strip()
-    hits = [(lc, t, held) for t, _, lc, held in th.templates if template_regex(t).match(text)]
+    hits = [(lc, t, held, template_regex(t).match(text)) for t, _, lc, held in th.templates]
+    hits = [h for h in hits if h[3]]
     if not hits:
         return None
-    top = max(lc for lc, _, _ in hits)
-    if top < min_ratio * len(text):
+    top = max(lc for lc, _, _, _ in hits)
+    best = [(t, held) for lc, t, held, m in hits if lc == top and specific_enough(lc, m, min_ratio)]
+    if not best:
         return None
-    best = [(t, held) for lc, t, held in hits if lc == top]
     return best[0][0], frozenset().union(*(h for _, h in best))
 
 

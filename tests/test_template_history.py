@@ -82,6 +82,31 @@ def test_a_line_sentence_narrows_the_era_to_the_releases_that_print_it():
     assert ev.startswith("releases 0.27.0 .. 0.33.0 fit")
 
 
+def test_a_long_sentence_printed_with_a_long_path_is_still_its_template():
+    """vLLM fp8_utils.py (0.7.1+) prints a 102-character sentence with the config path; the
+    path made the line 270 characters, under half literal, so neither the history builder nor
+    the era inference credited the template (refresh --check 0.8.3: 'gone template')."""
+    from logscan.analysis.template_era import TemplateHistory
+
+    t = "Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal! Config file not found at %s"
+    line = t % ("/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/utils/configs/"
+                "N=6144,K=2048,device_name=NVIDIA_L40S,dtype=fp8_w8a8,block_shape=[128,128].json")
+    assert dt.literal_chars(t) < 0.5 * len(line)
+    assert dt.best_templates(line, [(t, dt.template_regex(t), dt.literal_chars(t))]) == [t]
+    th = TemplateHistory.from_doc({"releases": ["0.7.0", "0.7.1"], "template": [
+        {"text": t, "level": "warning", "releases": [["0.7.1", "0.7.1"]]}]})
+    assert th.best(line) == (t, frozenset({"0.7.1"}))
+    assert t in HELD and HELD[t][0] == "0.7.1"  # and the shipped history holds it
+    # a field that swallows words is not a token: vLLM 0.14's MoE oracle line (fixtures/vllm/vllm-112)
+    # is not the 0.19 ROCm attention template 'Using %s backend out of potential backends: %s.'
+    vague = "Using %s backend out of potential backends: %s."
+    moe = ("Using VLLM_CUTLASS Fp8 MoE backend out of potential backends: ['AITER', 'FLASHINFER_TRTLLM', "
+           "'FLASHINFER_CUTLASS', 'DEEPGEMM', 'BATCHED_DEEPGEMM', 'VLLM_CUTLASS', 'BATCHED_VLLM_CUTLASS', "
+           "'TRITON', 'BATCHED_TRITON', 'MARLIN'].")
+    assert moe in (ROOT / "fixtures" / "vllm" / "vllm-112.log").read_text(encoding="utf-8")
+    assert dt.best_templates(moe, [(vague, dt.template_regex(vague), dt.literal_chars(vague))]) == []
+
+
 def test_releases_outside_the_history_stay_allowed():
     from logscan.analysis.template_era import TemplateHistory
 

@@ -19,7 +19,7 @@ import sys
 from typing import Iterator, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from logscan.analysis.template_era import FIELD, literal_chars, template_regex  # noqa: E402,F401
+from logscan.analysis.template_era import FIELD, literal_chars, specific_enough, template_regex  # noqa: E402,F401
 
 LEVELS = {"debug", "info", "warning", "warn", "error", "exception", "critical",
           "debug_once", "info_once", "warning_once", "error_once"}
@@ -82,16 +82,16 @@ def best_templates(example: str, templates: list[tuple[str, re.Pattern, int]], m
     """The most specific templates that produce ``example`` (a rule example, a logged message).
 
     Among ``(template, regex, literal_chars)`` whose regex matches ``example`` whole, those with
-    the most literal text; none when that text is under ``min_ratio`` of the example (a
-    ``"Using %s backend."`` shape says nothing about which release printed a line).
+    the most literal text; none when that text is not ``specific_enough`` (under ``min_ratio``
+    of the example, a one-token field value counting for 16 characters at most: a ``"Using %s backend."``
+    shape says nothing about which release printed a line, but a long sentence printed with a
+    long path does). The same test as the era inference's (``logscan/analysis/template_era.py``).
     """
-    m = [(lc, t) for t, rx, lc in templates if rx.match(example)]
+    m = [(lc, t, hit) for t, rx, lc in templates if (hit := rx.match(example))]
     if not m:
         return []
-    best = max(lc for lc, _ in m)
-    if best < min_ratio * len(example.strip()):
-        return []
-    return [t for lc, t in m if lc == best]
+    best = max(lc for lc, _, _ in m)
+    return [t for lc, t, hit in m if lc == best and specific_enough(lc, hit, min_ratio)]
 
 
 def rule_templates(rules, by_release: dict[str, dict[str, str]], min_literal: int = 12) -> dict[str, dict]:

@@ -3,7 +3,8 @@
 ``patterns/<engine>/template-history.toml`` (``tools/template_history.py``, ``ast`` over every
 release's source) lists the templates that pack rules' examples come from, with the releases
 holding each. A recognised line whose message is produced, whole, by one of them (the most
-specific one, with at least half of the message as literal text) narrows the era to those
+specific one, with at least half of the message as literal text, a one-token field value
+counting for 16 characters at most: ``specific_enough``) narrows the era to those
 releases. Releases outside the history (older, or newer than its newest) stay allowed: the
 history says nothing of them. Loaded on first use only (a run without a version line).
 """
@@ -47,6 +48,28 @@ def literal_chars(template: str) -> int:
     return len(FIELD.sub("", template).strip())
 
 
+#: the most characters a one-token field value counts for in ``specific_enough``
+TOKEN_FIELD = 16
+
+
+def specific_enough(literal: int, match: "re.Match", min_ratio: float = 0.5) -> bool:
+    """Whether a template with ``literal`` literal characters, matched whole by ``match`` (its
+    ``template_regex`` on a message), says which releases printed the message: its literal text
+    is at least ``min_ratio`` of the message, where a field that caught one token (a path, a
+    number, a name: no whitespace) counts as at most ``TOKEN_FIELD`` characters (a long path
+    or config name is one value, not text the template lacks). A field that caught several words
+    counts in full: those may be the sentence's own words, swallowed by a vaguer template (vLLM
+    0.14's 'Using VLLM_CUTLASS Fp8 MoE backend out of potential backends: [...]' is not 0.19's
+    ROCm 'Using %s backend out of potential backends: %s.'), while vLLM's 'Using default W8A8
+    Block FP8 kernel config. Performance might be sub-optimal! Config file not found at %s'
+    (102 characters) stays its template when the config path makes the line 270 long."""
+    size = len(match.string.strip())
+    for g in match.groups():
+        if g and not any(c.isspace() for c in g):
+            size -= max(0, len(g) - TOKEN_FIELD)
+    return literal >= min_ratio * size
+
+
 @dataclass
 class TemplateHistory:
     """Templates with their releases; ``releases_of(message)`` answers for one logged message."""
@@ -78,17 +101,17 @@ class TemplateHistory:
 
     def best(self, message: str, min_ratio: float = 0.5) -> Optional[tuple[str, frozenset[str]]]:
         """The most specific template producing ``message`` whole, with its releases; None if
-        none does or the best has under ``min_ratio`` of the message as literal text. When
+        none does or the best is not ``specific_enough`` (``min_ratio`` of the message). When
         several tie, their releases are united."""
         text = message.strip()
-        hits = [(lc, t, held) for t, head, lc, held in self.templates
-                if text.startswith(head) and self.regex(t).match(text)]
+        hits = [(lc, t, held, m) for t, head, lc, held in self.templates
+                if text.startswith(head) and (m := self.regex(t).match(text))]
         if not hits:
             return None
-        top = max(lc for lc, _, _ in hits)
-        if top < min_ratio * len(text):
+        top = max(lc for lc, _, _, _ in hits)
+        best = [(t, held) for lc, t, held, m in hits if lc == top and specific_enough(lc, m, min_ratio)]
+        if not best:
             return None
-        best = [(t, held) for lc, t, held in hits if lc == top]
         return best[0][0], frozenset().union(*(h for _, h in best))
 
     def allowed(self, held: frozenset[str], candidates: list[str]) -> frozenset[str]:

@@ -94,3 +94,19 @@ def test_bare_traceback_opens_no_run(tmp_path):
     p.write_text("\n".join(_lines("trtllm-2052.log")[9:]) + "\n")
     (r,) = scan_json(p)["runs"]
     assert r["engine"]["name"] == "trtllm" and r["start_failure"] is not None
+
+
+def test_a_crash_after_the_engine_said_it_came_up_is_not_a_failed_start():
+    """sgl-project/sglang#23548 (fixtures/sglang/sglang-111.log, checked free): 'Application startup
+    complete.', 'Uvicorn running on ...' and a served request, then 'Scheduler hit an exception:
+    Traceback ...' at line 12: the server was up, so no START_FAILED (a new user's trial found it)."""
+    from pathlib import Path
+
+    from logscan.packs.loader import default_packs
+    from logscan.pipeline import scan_inputs
+
+    log = Path(__file__).resolve().parent.parent / "fixtures" / "sglang" / "sglang-111.log"
+    text = log.read_text(encoding="utf-8")
+    assert "Application startup complete" in text and "Scheduler hit an exception" in text
+    (run,) = scan_inputs([str(log)], default_packs()).runs
+    assert run.start_failure is None

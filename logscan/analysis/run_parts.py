@@ -46,6 +46,10 @@ def start_failure(run: RunState, pack: Pack, findings: dict) -> Optional[StartFa
         sf = uncaught_start_failure(run)
         if sf is None:
             return None
+    if any(e.kind == "ready" and e.line < sf.line for e in run.events):
+        # the engine said it came up (startup complete, Uvicorn running, server fired up) before
+        # this line: a crash while serving, not a failed start (sglang#23548's scheduler exception)
+        return None
     pat = pack.meta.pack.exception_line
     if not pat:
         return sf

@@ -37,6 +37,19 @@ def packs():
     return default_packs()
 
 
+def load_tool(name: str):
+    """A maintainers' script ``tools/<name>.py`` as a module, by ``tools/_common.tool`` (tools/ is
+    not a package; its folder is appended to ``sys.path`` so it never shadows an installed module)."""
+    import sys
+
+    tools = str(Path(__file__).resolve().parent.parent / "tools")
+    if tools not in sys.path:
+        sys.path.append(tools)
+    from _common import tool
+
+    return tool(name)
+
+
 def real_logs(engine: str) -> list[Path]:
     """Bundled real logs (copied from the labelled corpus, lines as they were) of an engine."""
     return sorted((FIXTURES / engine).glob("*.log"))

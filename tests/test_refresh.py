@@ -8,33 +8,22 @@ synthetic sdist served from a file:// URL (no network).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import shutil
-import sys
 import tarfile
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import load_tool, ROOT
 
 TREE = ROOT / "tests" / "data" / "vllm-0.34.0"
 SHIPPED = ROOT / "patterns" / "vllm" / "ladder-history.toml"
 
 
-def _load(name):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
-
-refresh = _load("refresh")
-lh = _load("ladder_history")
-rs = _load("release_source")
+refresh = load_tool("refresh")
+lh = load_tool("ladder_history")
+rs = load_tool("release_source")
 
 
 def _refresh(*args):

@@ -8,11 +8,9 @@ the bundled synthetic tree tests/data/sglang-0.5.24 (its sglang/__init__.py rais
 """
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import shutil
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -23,7 +21,7 @@ from logscan.analysis.releases import ReleaseError, resolve_release
 from logscan.cli import cli
 from logscan.packs.loader import default_packs
 from logscan.pipeline import Pipeline
-from tests.conftest import ROOT
+from tests.conftest import load_tool, ROOT
 
 PACKS = default_packs()
 SGL = PACKS.packs["sglang"]
@@ -35,19 +33,10 @@ BLOCK_FP8 = ("[2025-06-01 10:00:00 TP0] Using default W8A8 Block FP8 kernel conf
              "dtype=fp8_w8a8,block_shape=[128, 128].json")
 
 
-def _load(name):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
-
-refresh = _load("refresh")
-lh = _load("ladder_history")
-ds = _load("derive_sglang")
+refresh = load_tool("refresh")
+lh = load_tool("ladder_history")
+ds = load_tool("derive_sglang")
 
 
 def _refresh(*args):

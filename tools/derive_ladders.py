@@ -3,19 +3,7 @@
 
 Reads the registry lists of an installed (or unzipped) vLLM package with ``ast``
 (``tools/vllm_registries.py``); vLLM is never imported, so no GPU, CUDA or torch is needed.
-What it reads (vLLM 0.6.6 -> 0.33.0 layouts):
-
-- linear registries: module-level ``_POSSIBLE_*KERNELS`` dicts (``{PlatformEnum.CUDA: [...]}``)
-  and lists (platform ``ANY``) in ``vllm/model_executor/kernels/linear/__init__.py`` (0.18+)
-  ``vllm/model_executor/layers/quantization/kernels/{mixed_precision,scaled_mm}/__init__.py``
-  (older) and ``.../quantization/kernels/__init__.py`` (0.6.6; a name defined in both files gets the suffix ``@mixed_precision`` / ``@scaled_mm``);
-- MoE priority lists: in ``vllm/model_executor/layers/fused_moe/oracle/*.py``, every list or
-  tuple of backend-enum members (``Fp8MoeBackend.TRITON``) assigned to a name or returned,
-  named ``moe:<module>:<function>.<variable|return>`` (``<module>`` at module level), and keyed
-  by the platform of the enclosing ``if current_platform.is_<platform>()`` (else ``ANY``).
-  Returned lists count only in ``*priorit*`` functions, module-level lists only when their
-  name says supported / available / priority (the others are membership groups), and never
-  a list named as an exclusion (``UNSUPPORTED_BACKENDS``).
+What it reads is described in ``tools/vllm_registries.py`` (vLLM 0.6.6 -> 0.33.0 layouts).
 
 It then diffs the derived registries against a shipped ``patterns/vllm/ladders/<v>.toml``:
 registries added or removed, and per registry and platform the rungs added, removed and

@@ -15,7 +15,7 @@ from logscan.pipeline import scan_inputs
 from tests.conftest import FIXTURES
 
 BATCH = ([("tgi", f"tgi-{n}") for n in range(108, 117)] + [("lmdeploy", f"lmdeploy-{n}") for n in range(110, 115)]
-         + [("mlc-llm", f"mlc-llm-{n}") for n in range(108, 111)] + [("trtllm", f"trtllm-{n}") for n in range(116, 122)]
+         + [("mlc-llm", f"mlc-llm-{n}") for n in range(108, 115)] + [("trtllm", f"trtllm-{n}") for n in range(116, 122)]
          + [("llamacpp", f"llamacpp-{n}") for n in range(116, 121)])
 
 
@@ -142,3 +142,15 @@ def test_no_valid_weight_only_groupwise_gemm_tactic_is_kernel_not_found():
 def test_mlc_llm_model_is_the_folder_not_its_config_file():
     (run,) = _runs("mlc-llm", "mlc-llm-108")
     assert run.config.model == "llm/Mistral-Large-Instruct-2407"
+
+
+def test_a_defaulted_tvm_target_is_not_the_devices_compute_capability():
+    # mlc-llm-113 (engines3b): TVM could not detect CUDA and defaulted to -arch=sm_50; the GPU is unknown
+    (run,) = _runs("mlc-llm", "mlc-llm-113")
+    assert run.config.compute_capability.startswith("unknown")
+    assert run.selections == [] and run.findings == []
+
+
+def test_mlc_llm_hf_download_names_the_model_and_its_scheme():
+    (run,) = _runs("mlc-llm", "mlc-llm-111")  # 'Downloading model from HuggingFace: HF://mlc-ai/phi-2-q4f16_1-MLC'
+    assert run.config.quantization == "q4f16_1" and run.engine.platform == "CUDA"

@@ -93,6 +93,10 @@ class Matcher:
         #: engine of the last prefixed record (tried first for unprefixed lines such as tracebacks);
         #: ``context`` presets it (e.g. a test of one pack's rules, or a known engine)
         self._context: Optional[str] = context
+        #: (engine, source) whose prefixed lines already gave an event: its identity text is not
+        #: needed again (see ``_candidates``); ``_source`` is the record being matched
+        self._prefix_named: set[tuple[str, str]] = set()
+        self._source = ""
         #: with no context, packs are tried in ``unprefixed_priority`` order (then by name)
         self._pack_rank = {p.engine: (p.meta.pack.unprefixed_priority, p.engine) for p in packs.packs.values()}
         self._borrows = {p.engine: p.meta.pack.borrow_rules for p in packs.packs.values()}
@@ -149,7 +153,10 @@ class Matcher:
         only (then, for a pack with ``borrow_rules``, the other packs' exact rules), so one
         engine's rules never take another engine's lines. An unprefixed line
         (traceback tail, pasted fragment) is tried against every pack, the engine of the
-        last prefixed line first; ``prefixed_only`` rules never see it.
+        last prefixed line first; ``prefixed_only`` rules never see it. Identity rules skip a
+        prefixed line (its prefix names the engine) unless nothing of that engine was read yet
+        in the input: then its own identity rules are tried last, so a log of prefixed lines no
+        rule reads is still a run of its engine.
         """
         hits = []
         opaque = {e for e, rx in self._opaque.items() if rx.match(message)} if self._opaque else ()
@@ -169,8 +176,14 @@ class Matcher:
             r = cr.rule
             if r.kind == "identity":
                 if owner is not None:
-                    continue  # a line's own prefix already names its engine
-                tier = -1  # engine evidence: tried first, and never takes the line
+                    if eng != owner or (owner, self._source) in self._prefix_named:
+                        continue  # a line's own prefix already names its engine
+                    # the prefix names the engine, but a line no rule reads makes no run: the
+                    # owner's identity text (a relayed traceback frame) is tried last, once
+                    # per input (tgi-113: a Gaudi shard traceback relayed at DEBUG)
+                    tier = 6
+                else:
+                    tier = -1  # engine evidence: tried first, and never takes the line
             elif r.kind in ("uncaught", "ready"):
                 # every pack's generic traceback / came-up lines (99-uncaught.toml): after every
                 # rule that may read the line, the line's (or context's) engine first
@@ -264,6 +277,7 @@ class Matcher:
         if owner is not None:
             self._context = owner
         self.stats.prefilter_hits += 1
+        self._source = rec.source
         for cr in self._candidates(msg, owner, rule_ids):
             r = cr.rule
             if r.levels and rec.level and rec.level.lower() not in r.levels:
@@ -281,6 +295,8 @@ class Matcher:
             )
             if len(self._hints) < 4096:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)
+            if owner is not None:
+                self._prefix_named.add((owner, rec.source))  # the engine's prefixed lines make a run
             if r.kind == "identity":
                 yield ev  # evidence of the engine (a traceback path, a banner): other rules still read the line
                 continue

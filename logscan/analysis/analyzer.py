@@ -157,9 +157,11 @@ class Analyzer:
     @staticmethod
     def _has_substance(run: RunState) -> bool:
         """The run said something since its start marker (a banner, args and config lines of one
-        start are one run; an import warning printed before the banner does not split it)."""
+        start are one run; an import warning printed before the banner does not split it; other
+        start markers are not "something": TGI's 'Sharding model', 'Starting download process.'
+        and one 'Starting shard rank=N' per rank are one launch, tgi-108)."""
         since = run.start_line if run.start_line is not None else 0
-        return any(e.kind not in ("version", "config", "platform") and e.line >= since for e in run.events)
+        return any(e.kind not in ("version", "config", "platform", "run_start") and e.line >= since for e in run.events)
 
     def finish(self) -> Iterator[Run]:
         """Close the open run at the end of the input(s)."""

@@ -57,7 +57,16 @@ def judged_machine(ctx: Analyzer, run: RunState):
         g = resolve_gpu(text) if text else None
         if g is not None and g.cc is not None:
             return Machine(platform=run.platform or "CUDA", cc=g.cc, gpu=g.name, cuda=ctx.cuda), origin
+        if g is not None and g.platform == "HPU":  # Gaudi has no compute capability: its branch is the platform's
+            return Machine(platform="HPU", gpu=g.name), origin
+    if run.platform == "HPU":  # the log's own lines say Gaudi (patterns/tgi/rules/62-platform.toml)
+        return Machine(platform="HPU", gpu="Intel Gaudi"), "log"
     return None, None
+
+
+def where(machine) -> str:
+    """``sm90`` for a GPU with a compute capability, else its platform (``HPU``): how reasons name it."""
+    return f"sm{machine.cc}" if machine.cc is not None else (machine.platform or "platform unknown")
 
 
 def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selection]) -> list[Selection]:
@@ -96,9 +105,9 @@ def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selecti
             ladder=placement.position if placement else None,
             family=w.family, kernel=res.predicted, cost_class=CostClass(res.predicted_cost_class or "unknown"),
             scheme=res.scheme_title, observed=False, line=run.first_line, rule=f"{pack.engine}.walk.{w.scheme.lower()}",
-            evidence=f"quantization {run.config.quantization}; {machine.gpu} (sm{machine.cc}, from {src})",
+            evidence=f"quantization {run.config.quantization}; {machine.gpu} ({where(machine)}, from {src})",
             reasoning=(f"inferred: {pack.engine} does not log its matmul path; walking {res.registry} "
-                       f"({res.ladder_version}) for sm{machine.cc} ({builds}) the first rung that passes is "
+                       f"({res.ladder_version}) for {where(machine)} ({builds}) the first rung that passes is "
                        f"{res.predicted}, and every rung above it fails"),
         ))
     return out
@@ -122,12 +131,12 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
             continue
         ev = next((e for e in run.events if e.line == sel.line), run.events[0])
         src = "--gpu" if origin == "given" else "the log"
-        reasons = [f"{machine.gpu} (sm{machine.cc}, from {src}) can take rung {k.rung} {k.kernel} ({k.cost_class}); "
+        reasons = [f"{machine.gpu} ({where(machine)}, from {src}) can take rung {k.rung} {k.kernel} ({k.cost_class}); "
                    f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Candidates: "
                    + ("; ".join(k.candidates) or "no software gate recorded") for k in skipped]
         add_finding("UNEXPECTED_FALLBACK", ev, sel.rule, kernel=sel.kernel, reasons=reasons, inferred=True,
                     basis="ladder", family=sel.family,
-                    title=f"{sel.kernel} ({sel.family}) is below what sm{machine.cc} should reach: "
+                    title=f"{sel.kernel} ({sel.family}) is below what {where(machine)} should reach: "
                           f"{skipped[0].kernel} ({skipped[0].cost_class})")
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -41,10 +40,7 @@ ENV = "LOGSCAN_PREFILTER"
 _CRI_PARTIAL = (b" stdout P", b" stderr P")
 _DIRTY = (b"\x00", b"\x1b")
 
-try:  # pragma: no cover - depends on the platform's wheels
-    import hyperscan as _hs
-except Exception:  # ImportError, or a broken native library
-    _hs = None
+from .hsdb import _HsDb, _cache_path, _hs, hs_db, matches_empty  # noqa: F401 (re-exported)
 
 
 class PrefilterError(ValueError):
@@ -142,38 +138,6 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     return cache[key]
 
 
-class _HsDb:
-    """A Hyperscan database with a scratch space per thread (a loaded database has none).
-
-    A Hyperscan scratch may serve one scan at a time, so each thread that scans (the main
-    thread, the reader's search workers) gets its own, made on its first scan.
-    """
-
-    def __init__(self, db):
-        self.db = db
-        self._local = threading.local()
-        self._local.scratch = _hs.Scratch(db)
-
-    def scan(self, data: bytes, match_event_handler) -> None:
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = _hs.Scratch(self.db)
-        self.db.scan(data, match_event_handler=match_event_handler, scratch=scratch)
-
-
-def _cache_path(exprs: list[bytes], flags: list[int]):
-    """Where the compiled database of ``exprs`` is cached, or None when caching is off."""
-    import hashlib
-
-    from ..cache import cache_dir
-
-    root = cache_dir()
-    if root is None:
-        return None
-    h = hashlib.sha256(repr((getattr(_hs, "__version__", "?"), exprs, flags)).encode("utf-8", "surrogateescape"))
-    return root / f"hyperscan-{h.hexdigest()[:32]}.db"
-
-
 #: Bytes on which a str-mode and a bytes-mode (or Hyperscan) regex may disagree even in ASCII
 #: text (Python's str ``\\s`` takes the information separators): a buffer holding one opens
 #: every gate, the exact per-line check then decides.
@@ -247,38 +211,16 @@ class Prefilter:
 
     @staticmethod
     def _hs_db(exprs: list[bytes], flags: list[int]):
-        """A compiled Hyperscan block-mode database, from the on-disk cache when it holds one.
-
-        Compiling ~500 keywords costs ~0.05 s of CPU and ~13 MiB of peak RSS (the compiler's);
-        a serialized database loads in a millisecond. The cache (``$LOGSCAN_CACHE_DIR``, else
-        ``$XDG_CACHE_HOME/logscan`` or ``~/.cache/logscan``; ``LOGSCAN_CACHE_DIR=`` empty turns
-        it off) is keyed by the patterns, flags and Hyperscan version, written atomically, and
-        any entry that does not load is compiled again. Raises ``hyperscan.error`` for a
-        pattern Hyperscan cannot compile.
-        """
-        path = _cache_path(exprs, flags)
-        if path is not None:
-            try:
-                return _HsDb(_hs.loadb(path.read_bytes(), _hs.HS_MODE_BLOCK))
-            except Exception:  # missing, truncated, or built for another CPU: compile
-                pass
-        db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-                tmp.write_bytes(_hs.dumpb(db))
-                os.replace(tmp, path)
-            except OSError:
-                pass  # a read-only home: compile every time
-        return _HsDb(db)
+        """``sources.hsdb.hs_db``: a compiled (or cached) Hyperscan database of ``exprs``."""
+        return hs_db(exprs, flags)
 
     def _compile_hyperscan(self) -> None:
         exprs = [_hex(lit) for lit in self.literals]
         flags = [_hs.HS_FLAG_CASELESS] * len(exprs)
-        exprs += [_hex(lit) for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY)] + [rb"\r[^\n]", rb"^\{"]
-        flags += [0] * (len(self.sensitive) + len(_CRI_PARTIAL) + len(_DIRTY)) + [0, _hs.HS_FLAG_MULTILINE]
+        # a JSON record's start: ``\n{`` as a literal (``^\{`` in multi-line mode was ~25% of the
+        # scan); a ``{`` at offset 0 is checked in ``_hyperscan_hits``
+        exprs += [_hex(lit) for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY)] + [rb"\r[^\n]", rb"\n\{"]
+        flags += [0] * (len(self.sensitive) + len(_CRI_PARTIAL) + len(_DIRTY)) + [0, 0]
         self._n_plain = len(exprs)
         #: pattern id -> what it signals: -1 an unsure byte, g >= 0 the sniff of gate g
         self._signal: dict[int, int] = {}
@@ -287,6 +229,9 @@ class Prefilter:
             exprs.append(_hex(lit))
             flags.append(_hs.HS_FLAG_SINGLEMATCH)
         self._always_open: set[int] = set()
+        #: pattern id -> gate g: a literal of an always-open gate, searched in the main database
+        #: (one scan of the buffer, not one more per chunk)
+        self._gated: dict[int, int] = {}
         self._gate_dbs = []
         for gi, (gate, lits) in enumerate(self.gates):
             sniff = self._sniff_sources(gate)
@@ -294,7 +239,15 @@ class Prefilter:
                 self._hs_db(sniff, [_hs.HS_FLAG_MULTILINE | _hs.HS_FLAG_ALLOWEMPTY] * len(sniff))
             except Exception:  # hyperscan.error
                 self._always_open.add(gi)
-                sniff = []
+            if any(matches_empty(src) for src in sniff):  # it would fire on every buffer anyway
+                self._always_open.add(gi)
+            if gi in self._always_open:
+                for lit in lits:
+                    self._gated[len(exprs)] = gi
+                    exprs.append(_hex(lit))
+                    flags.append(_hs.HS_FLAG_CASELESS)
+                self._gate_dbs.append(None)
+                continue
             for src in sniff:
                 self._signal[len(exprs)] = gi
                 exprs.append(src)
@@ -303,32 +256,40 @@ class Prefilter:
         self._db = self._hs_db(exprs, flags)
 
     # -- searching ---------------------------------------------------------------------------
-    def hits(self, buf: bytes) -> list[int]:
-        """Sorted offsets in ``buf``, each inside (or at the first byte of) a line to keep."""
+    def hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
+        """Sorted offsets in ``buf``, each inside (or at the first byte of) a line to keep.
+
+        ``ascii``: ``buf.isascii()`` when the caller has it already (None: computed if needed).
+        """
         if self.backend == "hyperscan":
-            return self._hyperscan_hits(buf)
+            return self._hyperscan_hits(buf, ascii)
         return self._python_hits(buf)
 
-    def _hyperscan_hits(self, buf: bytes) -> list[int]:
+    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
         out: list[int] = []
         add = out.append
         n_plain = self._n_plain
         signals: set[int] = set()
         signal = self._signal
+        gated_id = self._gated
+        gated: list[tuple[int, int]] = []
 
         def on_match(i, _start, end, _flags, _ctx):
             if i < n_plain:
                 add(end - 1)
+            elif i in gated_id:
+                gated.append((gated_id[i], end - 1))
             else:
                 signals.add(signal[i])
 
         self._db.scan(buf, match_event_handler=on_match)
+        if buf[:1] == b"{":
+            add(0)
         if self.gates:
-            unsure = -1 in signals or not buf.isascii()
-            gated: list[tuple[int, int]] = []
+            unsure = -1 in signals or not (buf.isascii() if ascii is None else ascii)
             for gi, db in enumerate(self._gate_dbs):
-                if not (unsure or gi in signals or gi in self._always_open):
-                    continue  # no line of this buffer can carry the engine's prefix
+                if db is None or not (unsure or gi in signals):
+                    continue  # always open (searched above), or no line of this buffer can carry the prefix
 
                 def on_gated(_i, _start, end, _flags, _ctx, gi=gi):
                     gated.append((gi, end - 1))

@@ -211,13 +211,14 @@ class LineReader:
         here, in a search worker, so the consumer need not count a chunk it skips whole."""
         if self.prefilter is None:
             return None, False, -1
-        hits = self.prefilter.hits(buf)
+        ascii = buf.isascii()  # once per chunk: the prefilter's gates need it too
+        hits = self.prefilter.hits(buf, ascii)
         if cut > self.max_line:
             longs = self._long_lines(buf, cut)
             if longs:
                 hits = sorted(hits + longs)
         # counted here only for a chunk the consumer skips whole (with hits, it counts the spans)
-        return hits, buf.isascii(), -1 if hits else buf.count(b"\n", 0, cut)
+        return hits, ascii, -1 if hits else buf.count(b"\n", 0, cut)
 
     def _prefetched(self) -> Iterator[tuple]:
         """``_items`` run in a read-ahead thread, at most ``READ_AHEAD`` chunks ahead (bounded memory).

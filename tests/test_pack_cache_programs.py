@@ -55,3 +55,19 @@ def test_an_unused_lazy_pattern_pickles_without_a_program():
     lp = LazyPattern(r"kernel", "x.toml", "r1")
     assert pickle.loads(pickle.dumps(lp))._blob is None
     assert packcache.LazyPattern is loader.LazyPattern
+
+
+def test_the_prefilter_literal_plan_comes_with_the_cached_pack_set(cached_packs, monkeypatch):
+    from logscan.sources import prefilter
+
+    fresh = prefilter.Prefilter(*prefilter.pack_keywords(cached_packs)[:1], "python",
+                                *prefilter.pack_keywords(cached_packs)[1:])  # planned now, no memo
+    assert any(k[0] == "literal-plan" for k in cached_packs.memo)
+
+    def no_plan(*a, **k):
+        raise AssertionError("planned the literals again although the cache held the plan")
+
+    monkeypatch.setattr(prefilter, "minimal_literals", no_plan)
+    pf = prefilter.make_prefilter(cached_packs, "python")
+    assert (pf.literals, pf.sensitive) == (fresh.literals, fresh.sensitive)
+    assert [lits for _, lits in pf.gates] == [lits for _, lits in fresh.gates]

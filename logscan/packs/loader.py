@@ -185,6 +185,9 @@ class PackSet:
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     #: ``patterns/lexicon.toml``: kernel-name morphology shared by every engine (empty when absent)
     lexicon: LexiconFile = field(default_factory=LexiconFile)
+    #: results of pure functions of the packs (e.g. the prefilter's literal plan), pickled with
+    #: the pack set so that a later start need not compute them
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def rule(self, rule_id: str) -> CompiledRule:
         for pack in self.packs.values():

@@ -142,6 +142,10 @@ def _store_packset(key: Optional[str], packset: PackSet) -> None:
                 cr.regex.compiled()
                 if cr.item_regex is not None:
                     cr.item_regex.compiled()
+        from ..sources.prefilter import literal_plan, pack_keywords
+
+        everywhere, gates, sensitive = pack_keywords(packset)
+        literal_plan(everywhere, sensitive, [g.keywords for g in gates], packset.memo)
         blob = pickle.dumps(dataclasses.replace(packset, derived={}), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # an unpicklable object in a pack: no cache, never an error
         return

@@ -134,8 +134,34 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     key = ("prefilter", choice)
     if key not in cache:  # compiling a Hyperscan database takes ~0.1 s: once per PackSet
         everywhere, gates, sensitive = pack_keywords(packs)
-        cache[key] = Prefilter(everywhere, choice, gates, sensitive)
+        cache[key] = Prefilter(everywhere, choice, gates, sensitive, getattr(packs, "memo", None))
     return cache[key]
+
+
+def literal_plan(keywords: Iterable[str], case_sensitive: Iterable[str], gate_keywords: list[list[str]],
+                 memo: Optional[dict] = None) -> tuple[list[bytes], list[bytes], list[list[bytes]]]:
+    """``(caseless literals, case-sensitive literals, per gate its literals)``: the fewest
+    literals whose hits cover every keyword (``minimal_literals``), a case-sensitive or gated
+    literal left out when an everywhere literal already finds it. Kept in ``memo`` (keyed by
+    the inputs) when one is given."""
+    keywords, case_sensitive = list(keywords), list(case_sensitive)
+    key = ("literal-plan", tuple(keywords), tuple(case_sensitive), tuple(tuple(g) for g in gate_keywords))
+    if memo is not None and key in memo:
+        return memo[key]
+    literals = minimal_literals(keywords)
+    sens = sorted({k.encode("utf-8") for k in case_sensitive if k})
+    low = sorted({k.lower() for k in sens})
+    covered = _containing(low, literals) | (set(low) & set(literals))
+    sensitive = [k for k in sens if k.lower() not in covered]
+    per_gate = []
+    for kws in gate_keywords:
+        lits = minimal_literals(kws)
+        covered = _containing(lits + literals, literals) | set(literals)
+        per_gate.append([k for k in lits if k not in covered])
+    plan = (literals, sensitive, per_gate)
+    if memo is not None:
+        memo[key] = plan
+    return plan
 
 
 #: Bytes on which a str-mode and a bytes-mode (or Hyperscan) regex may disagree even in ASCII
@@ -150,7 +176,8 @@ class Prefilter:
     ``keywords``: keywords searched everywhere (str). ``gates``: keywords that count only on a
     line carrying one of their engine's prefixes. ``backend``: ``hyperscan``, ``python``, or
     None for ``$LOGSCAN_PREFILTER`` / the best available. Raises ``ValueError`` for an unknown
-    or unavailable backend name.
+    or unavailable backend name. ``memo``: a dict that keeps ``literal_plan``'s result (the
+    pack set's ``memo``, pickled with it: the plan costs ~10 ms a start).
 
     A gate is first tried on the whole buffer with a fast "sniff" of its prefix patterns
     (compiled for bytes: Hyperscan, or ``regex`` bytes patterns). The sniff is trusted only
@@ -164,20 +191,14 @@ class Prefilter:
     marks_nul = True
 
     def __init__(self, keywords: Iterable[str], backend: Optional[str] = None, gates: Iterable[Gate] = (),
-                 case_sensitive: Iterable[str] = ()):
-        self.literals = minimal_literals(keywords)
-        #: case-sensitive literals (bytes as written), those holding a caseless one left out
-        sens = sorted({k.encode("utf-8") for k in case_sensitive if k})
-        low = sorted({k.lower() for k in sens})
-        covered = _containing(low, self.literals) | (set(low) & set(self.literals))
-        self.sensitive = [k for k in sens if k.lower() not in covered]
+                 case_sensitive: Iterable[str] = (), memo: Optional[dict] = None):
+        gates = list(gates)
+        plan = literal_plan(keywords, case_sensitive, [g.keywords for g in gates], memo)
+        #: caseless literals searched everywhere; case-sensitive literals (bytes as written),
+        #: those holding a caseless one left out
+        self.literals, self.sensitive = plan[0], plan[1]
         #: (gate, its literals), literals already searched everywhere left out
-        pairs = []
-        for g in gates:
-            lits = minimal_literals(g.keywords)
-            covered = _containing(lits + self.literals, self.literals) | set(self.literals)
-            pairs.append((g, [k for k in lits if k not in covered]))
-        self.gates = [(g, lits) for g, lits in pairs if lits]
+        self.gates = [(g, lits) for g, lits in zip(gates, plan[2]) if lits]
         choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
         if choice == "off":
             raise PrefilterError(f"{ENV}=off: no prefilter (use make_prefilter, which returns None)")

@@ -90,12 +90,40 @@ def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
     if cache_dir() is None:
         return None
     try:
-        files = sorted((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*.toml"))
-        code = [(Path(__file__).parent / name).read_bytes() for name in _CODE]
+        files = _toml_files(root)
+        h = hashlib.sha256()
+        for name in _CODE:
+            h.update((Path(__file__).parent / name).read_bytes())
     except OSError:
         return None
-    blob = repr((__version__, pydantic.VERSION, regex.__version__, sys.version, files, sorted(engines or []), code))
+    blob = repr((__version__, pydantic.VERSION, regex.__version__, sys.version, files, sorted(engines or []),
+                 h.hexdigest()))
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _toml_files(root: Path) -> list[tuple[str, int, int]]:
+    """``(path, size, mtime ns)`` of every ``*.toml`` below ``root`` (the folder resolved once,
+    each file stat'ed once: ``Path.rglob`` + ``resolve`` per file cost ~5 ms a start). Raises
+    ``OSError`` when ``root`` cannot be listed."""
+    import os
+
+    out = []
+    top = os.path.realpath(root)
+    if not os.path.isdir(top):
+        raise NotADirectoryError(top)
+    for folder, dirs, names in os.walk(top, onerror=_raise, followlinks=True):
+        dirs.sort()
+        for name in names:
+            if name.endswith(".toml"):
+                path = os.path.join(folder, name)
+                st = os.stat(path)
+                out.append((path, st.st_size, st.st_mtime_ns))
+    out.sort()
+    return out
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
 
 
 def _cached_packset(key: Optional[str]) -> Optional[PackSet]:
@@ -142,10 +170,13 @@ def _store_packset(key: Optional[str], packset: PackSet) -> None:
                 cr.regex.compiled()
                 if cr.item_regex is not None:
                     cr.item_regex.compiled()
-        from ..sources.prefilter import literal_plan, pack_keywords
+        from ..sources.prefilter import Prefilter, literal_plan, matches_empty, pack_keywords
 
-        everywhere, gates, sensitive = pack_keywords(packset)
+        everywhere, gates, sensitive = pack_keywords(packset)  # the prefilter's plan, computed once
         literal_plan(everywhere, sensitive, [g.keywords for g in gates], packset.memo)
+        for g in gates:
+            for src in Prefilter._sniff_sources(g):
+                packset.memo[("matches-empty", src)] = matches_empty(src)
         blob = pickle.dumps(dataclasses.replace(packset, derived={}), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # an unpicklable object in a pack: no cache, never an error
         return

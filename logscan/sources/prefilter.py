@@ -193,6 +193,7 @@ class Prefilter:
     def __init__(self, keywords: Iterable[str], backend: Optional[str] = None, gates: Iterable[Gate] = (),
                  case_sensitive: Iterable[str] = (), memo: Optional[dict] = None):
         gates = list(gates)
+        self._memo = memo if memo is not None else {}
         plan = literal_plan(keywords, case_sensitive, [g.keywords for g in gates], memo)
         #: caseless literals searched everywhere; case-sensitive literals (bytes as written),
         #: those holding a caseless one left out
@@ -230,6 +231,13 @@ class Prefilter:
         except (regex.error, UnicodeEncodeError):
             return None  # always open
 
+    def _matches_empty(self, src: bytes) -> bool:
+        """``hsdb.matches_empty(src)``, kept in the pack set's memo (a ``regex`` compile each start)."""
+        key = ("matches-empty", src)
+        if key not in self._memo:
+            self._memo[key] = matches_empty(src)
+        return self._memo[key]
+
     @staticmethod
     def _hs_db(exprs: list[bytes], flags: list[int]):
         """``sources.hsdb.hs_db``: a compiled (or cached) Hyperscan database of ``exprs``."""
@@ -260,7 +268,7 @@ class Prefilter:
                 self._hs_db(sniff, [_hs.HS_FLAG_MULTILINE | _hs.HS_FLAG_ALLOWEMPTY] * len(sniff))
             except Exception:  # hyperscan.error
                 self._always_open.add(gi)
-            if any(matches_empty(src) for src in sniff):  # it would fire on every buffer anyway
+            if any(self._matches_empty(src) for src in sniff):  # it would fire on every buffer anyway
                 self._always_open.add(gi)
             if gi in self._always_open:
                 for lit in lits:

@@ -38,3 +38,18 @@ def test_pause_keeps_an_already_disabled_collector_off():
         assert not gc.isenabled()  # it was off before pause(): resume() leaves it so
     finally:
         gc.enable()
+
+
+def test_default_packs_resumes_even_when_the_packs_are_already_loaded():
+    """A second entry into the CLI in one process (packs cached in memory) must not leave GC off."""
+    from logscan.packs.loader import default_packs
+
+    default_packs()
+    frozen = gc.get_freeze_count()
+    try:
+        gcpause.pause()
+        default_packs()
+        assert gc.isenabled() and gc.get_freeze_count() >= frozen
+    finally:
+        gc.enable()
+        gc.unfreeze()

@@ -287,6 +287,14 @@ def _load_packset(root: Path, engines: Optional[list[str]]) -> PackSet:
 
 
 @functools.lru_cache(maxsize=4)
-def default_packs() -> PackSet:
-    """The shipped packs, loaded once per process."""
+def _default_packs() -> PackSet:
     return load_packs()
+
+
+def default_packs() -> PackSet:
+    """The shipped packs, loaded once per process (a paused collector resumes: ``logscan.gcpause``)."""
+    packs = _default_packs()
+    from .. import gcpause
+
+    gcpause.resume()
+    return packs

@@ -79,8 +79,11 @@ def tools(keyword_file: Path, path: Path) -> list[tuple[str, list[str], Optional
     out.append(("grep -E -i everyday", [grep, "-E", "-i", "-c", EVERYDAY, str(path)], c))
     out.append((LS, _logscan_cmd() + ["scan", "--format", "json", str(path)], None))
     if PEER["tree"] is not None:
-        out.append((LS_PEER, [sys.executable, "-c", "from logscan.cli import main; main()", "scan", "--format",
-                              "json", str(path)], {"PYTHONPATH": str(PEER["tree"])}))
+        # the peer's tree first on sys.path: ahead of the current folder ('' comes first for -c)
+        # and of this checkout's editable install
+        code = f"import sys; sys.path.insert(0, {str(PEER['tree'])!r}); from logscan.cli import main; main()"
+        out.append((LS_PEER, [sys.executable, "-c", code, "scan", "--format", "json", str(path)],
+                    {"PYTHONPATH": str(PEER["tree"])}))
     return out
 
 

@@ -26,6 +26,7 @@ Usage::
     python bench/compare.py                          # 100, 300 and 1000 MB, 3 repetitions
     python bench/compare.py --sizes 300 --repeat 5
     python bench/compare.py --sizes 2 --repeat 1     # a smoke run (the test suite does this)
+    python bench/compare.py --sizes 300 --peer /tmp/base   # before/after: another checkout, same runs
 """
 from __future__ import annotations
 
@@ -59,6 +60,12 @@ def _timed(argv: list[str], env: Optional[dict]) -> tuple[float, float, bytes, f
 EVERYDAY = "marlin|emulat|kernel|backend"
 
 
+#: ``--peer TREE``: another checkout of logscan timed in the same repetitions (before/after figures)
+PEER: dict[str, Optional[Path]] = {"tree": None}
+LS = "logscan scan --format json"
+LS_PEER = "logscan (peer) --format json"
+
+
 def tools(keyword_file: Path, path: Path) -> list[tuple[str, list[str], Optional[dict]]]:
     """The commands timed on ``path``: (label, argv, extra environment)."""
     c = {"LC_ALL": "C"}
@@ -70,7 +77,13 @@ def tools(keyword_file: Path, path: Path) -> list[tuple[str, list[str], Optional
     if rg:
         out.append(("rg -i everyday", [rg, "-i", "-c", "-e", EVERYDAY, str(path)], c))
     out.append(("grep -E -i everyday", [grep, "-E", "-i", "-c", EVERYDAY, str(path)], c))
-    out.append(("logscan scan --format json", _logscan_cmd() + ["scan", "--format", "json", str(path)], None))
+    out.append((LS, _logscan_cmd() + ["scan", "--format", "json", str(path)], None))
+    if PEER["tree"] is not None:
+        # the peer's tree first on sys.path: ahead of the current folder ('' comes first for -c)
+        # and of this checkout's editable install
+        code = f"import sys; sys.path.insert(0, {str(PEER['tree'])!r}); from logscan.cli import main; main()"
+        out.append((LS_PEER, [sys.executable, "-c", code, "scan", "--format", "json", str(path)],
+                    {"PYTHONPATH": str(PEER["tree"])}))
     return out
 
 
@@ -87,15 +100,13 @@ def measure(size_mb: int, workdir: Path, keyword_file: Path, repeat: int, keep: 
         for _ in range(repeat):
             for label, argv, env in cmds:
                 wall, peak, out, cpu = _timed(argv, {**os.environ, **env} if env else None)
-                if label.startswith("logscan") and b'"runs"' not in out:
+                if label in (LS, LS_PEER) and b'"runs"' not in out:
                     raise SystemExit("logscan printed no report")
                 walls[label].append(wall)
                 cpus[label].append(cpu)
                 rss[label] = max(rss.get(label, 0.0), peak)
-        ls = "logscan scan --format json"
-
-        def ratio(peer: str) -> str:
-            if peer not in walls:
+        def ratio(peer: str, ls: str = LS) -> str:
+            if peer not in walls or ls not in walls:
                 return "-"
             return f"{statistics.median(a / b for a, b in zip(walls[ls], walls[peer])):.2f}"
 
@@ -104,6 +115,10 @@ def measure(size_mb: int, workdir: Path, keyword_file: Path, repeat: int, keep: 
             rows.append(f"{size_mb:>7} {label:<28} {w:>8.2f} {mb / w:>8.1f} {c:>7.2f} {rss[label]:>9.1f}")
         rows.append(f"{size_mb:>7} {'ratio logscan/rg (keywords)':<28} {ratio('rg -i -F -f keywords'):>8}")
         rows.append(f"{size_mb:>7} {'ratio logscan/grep (keywords)':<28} {ratio('grep -i -F -f keywords'):>8}")
+        if LS_PEER in walls:
+            rows.append(f"{size_mb:>7} {'ratio peer/rg (keywords)':<28} {ratio('rg -i -F -f keywords', LS_PEER):>8}")
+            rows.append(f"{size_mb:>7} {'ratio peer/grep (keywords)':<28} {ratio('grep -i -F -f keywords', LS_PEER):>8}")
+            rows.append(f"{size_mb:>7} {'ratio logscan/peer':<28} {ratio(LS_PEER):>8}")
     finally:
         if not keep:
             path.unlink(missing_ok=True)
@@ -125,9 +140,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="paired repetitions per size (medians are printed)")
     ap.add_argument("--startup", action="store_true", help="also time start-up on a 20-line log")
     ap.add_argument("--keep", action="store_true", help="keep the synthetic logs")
+    ap.add_argument("--peer", type=Path, default=None,
+                    help="another logscan checkout (e.g. git archive BASE | tar -x -C /tmp/base) timed in the "
+                         "same repetitions: its row and ratios are printed beside this tree's")
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    PEER["tree"] = args.peer.resolve() if args.peer else None
     workdir = Path(args.dir)
     kws = pack_keywords()
     keyword_file = workdir / f"logscan-compare-keywords-{os.getpid()}.txt"

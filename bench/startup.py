@@ -8,9 +8,14 @@ the page cache filled). Prints the best and median wall time and CPU time (user 
 the child, which moves less on a shared machine) and the ratio this/peer. Exit 1 when the
 median CPU ratio exceeds ``--max-ratio`` (default 1.20: issue 14's 20% budget).
 
+``--callgrind`` also counts the instructions of one warm run of each tree under valgrind's
+callgrind (load-independent: the figure to compare on a shared machine), when valgrind is
+installed.
+
 Usage::
 
     python bench/startup.py --peer /tmp/base [--log fixtures/vllm/vllm-022.log] [--repeat 15] [--format json]
+    python bench/startup.py --peer /tmp/base --format json --callgrind
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -37,6 +43,25 @@ def once(tree: Path, log: Path, fmt: str = "text") -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def instructions(tree: Path, log: Path, fmt: str) -> Optional[int]:
+    """Instructions (callgrind ``Ir``) of one ``scan`` run of ``tree``; None without valgrind."""
+    import re
+    import shutil
+    import tempfile
+
+    vg = shutil.which("valgrind")
+    if vg is None:
+        return None
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    with tempfile.TemporaryDirectory() as d:
+        proc = subprocess.run([vg, "--tool=callgrind", f"--callgrind-out-file={d}/cg.out", sys.executable, "-c",
+                               "from logscan.cli import main; main()", "scan", "--format", fmt, str(log)],
+                              env=env, cwd=str(tree), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, check=False)
+    m = re.search(r"Collected\s*:\s*([\d,]+)", proc.stderr)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--peer", type=Path, required=True)
@@ -44,6 +69,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--max-ratio", type=float, default=1.20)
     ap.add_argument("--format", default="text", choices=["text", "json"], help="report format of the timed scan")
+    ap.add_argument("--callgrind", action="store_true", help="also count instructions under callgrind (one run each)")
     args = ap.parse_args()
     trees = {"this": HERE, "peer": args.peer.resolve()}
     res: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
@@ -60,6 +86,14 @@ def main() -> int:
     ratio = statistics.median(x[1] for x in res["this"]) / statistics.median(x[1] for x in res["peer"])
     wr = statistics.median(x[0] for x in res["this"]) / statistics.median(x[0] for x in res["peer"])
     print(f"ratio this/peer: cpu median {ratio:.3f}, wall median {wr:.3f} (target <= {args.max_ratio})")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.callgrind:
+        ir = {k: instructions(t, args.log.resolve(), args.format) for k, t in trees.items()}
+        if None in ir.values():
+            print("instructions: valgrind not installed (or it failed)")
+        else:
+            print(f"instructions (callgrind, one warm run): this {ir['this'] / 1e6:.0f} M, peer "
+                  f"{ir['peer'] / 1e6:.0f} M, ratio {ir['this'] / ir['peer']:.3f}")
     return 0 if ratio <= args.max_ratio else 1
 
 

@@ -106,7 +106,11 @@ def __getattr__(name: str):
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. Cyclic garbage collection is paused until the packs are
+    loaded (``logscan.gcpause``: start-up cost)."""
+    from . import gcpause
+
+    gcpause.pause()
     cli()
 
 

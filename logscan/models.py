@@ -5,7 +5,6 @@ schema is ``Report.model_json_schema()`` (``logscan schema``). Field names are p
 public interface: ``kernel`` and ``cost_class`` on every selection, ``code`` on every finding,
 ``line`` and ``rule`` on every event.
 """
-from __future__ import annotations
 
 from enum import Enum
 from typing import Optional

@@ -51,3 +51,26 @@ def test_the_follow_cost_benchmark_measures_idle_and_a_rate(tmp_path):
     assert int(emitted) >= 1, "a real start-up is spliced in every 2,000 lines: the follower must report it"
     assert 5 < float(rss) <= float(peak) < 1024
     assert not list(tmp_path.iterdir()), "the followed log must be deleted"
+
+
+def test_the_side_by_side_benchmark_times_a_peer_checkout_in_the_same_runs(tmp_path):
+    """``--peer TREE``: before/after figures from one paired run (here the tree against itself)."""
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "compare.py"), "--sizes", "1", "--repeat", "1",
+                        "--dir", str(tmp_path), "--peer", str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    rows = {ln[8:37].strip(): ln[37:].split() for ln in r.stdout.splitlines() if ln.startswith("      1 ")}
+    wall, mbs, cpu, rss = map(float, rows["logscan (peer) --format json"])
+    assert wall > 0 and mbs > 0 and cpu > 0 and 5 < rss < 1024
+    assert float(rows["ratio logscan/peer"][0]) > 0 and float(rows["ratio peer/grep (keywords)"][0]) > 0
+    assert not [p for p in tmp_path.iterdir()]
+
+
+def test_the_start_up_benchmark_prints_both_trees_and_the_load():
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "startup.py"), "--peer", str(ROOT), "--repeat", "1",
+                        "--format", "json", "--max-ratio", "100"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    for tree in ("this", "peer"):
+        row = next(ln for ln in lines if ln.startswith(tree))
+        assert float(re.search(r"cpu best ([\d.]+) s", row).group(1)) > 0
+    assert re.search(r"ratio this/peer: cpu median [\d.]+", r.stdout) and "load average:" in r.stdout

@@ -58,6 +58,8 @@ NOT_RUN_HERE = {
     "python tools/corpus_score.py": "scores the bundled corpus: run by tests/test_corpus_score.py",
     "python bench/compare.py": "a benchmark over 100 MB - 1 GB beside rg and grep: smoke-run in tests/test_bench.py",
     "python bench/follow_cost.py": "two minutes of a growing log: smoke-run in tests/test_bench.py",
+    "python bench/startup.py": "times start-up against a peer checkout (and callgrind): smoke-run in tests/test_bench.py",
+    "git archive": "makes the peer checkout of a benchmark (a before/after figure), not a logscan example",
 }
 
 

@@ -331,3 +331,30 @@ def test_nul_bytes_in_noise_lines_are_counted_as_without_the_prefilter(tmp_path,
     want = _report(p, "off")["inputs"]
     assert want[0]["nul_bytes"] == 15
     assert _report(p, backend)["inputs"] == want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_gate_whose_prefix_head_matches_empty_is_always_open_and_still_exact(backend):
+    """TensorRT-LLM's prefix heads are optional groups (``(?:[...] )?``): as a sniff they match the
+    empty string at every offset. Such a gate is always open (its keywords searched with the
+    everywhere ones, in one scan), and a gated hit still counts only on a line its prefix
+    patterns match (issue 18: the empty sniffs had doubled the Hyperscan scan's cost)."""
+    import regex
+
+    gate = Gate("trtllm", ["engine generation completed"],
+                [regex.compile(r"(?:\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\] )?\[TRT-LLM\] \[I\] ")])
+    pf = Prefilter(["Failed to find a kernel"], backend, [gate])
+    if backend == "hyperscan":
+        assert pf._always_open == {0} and pf._gate_dbs == [None] and pf._gated
+    lines = [
+        (b"[TRT-LLM] [I] Engine generation completed in 3.2 s", True),
+        (b"worker: engine generation completed", False),  # no TensorRT-LLM prefix on the line
+        (b"[11/29/2026-10:00:00] [TRT-LLM] [I] engine generation completed", True),
+        (b'{"log": "x"}', True),  # a JSON record's start, here at a line start
+        (b"INFO nothing here", False),
+    ]
+    for first in (lines, lines[3:] + lines[:3]):  # the ``{`` line also at offset 0 of the buffer
+        buf = b"".join(line + b"\n" for line, _ in first)
+        starts = sorted({buf.rfind(b"\n", 0, h) + 1 for h in pf.hits(buf)})
+        offsets = [sum(len(x) + 1 for x, _ in first[:i]) for i in range(len(first))]
+        assert starts == [o for o, (_, want) in zip(offsets, first) if want]

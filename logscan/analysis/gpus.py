@@ -3,7 +3,6 @@
 The name table is data (``patterns/gpus.toml``): aliases are matched as whole words, the
 longest alias first, so ``A100`` wins over ``A10`` and ``H200`` over ``H20``.
 """
-from __future__ import annotations
 
 import functools
 from dataclasses import dataclass

@@ -5,7 +5,6 @@ first (cost class: native, activation_upcast, portable, weight_only, emulated, d
 then ladder order) and the refusal, if any world reaches it, last. One outcome is a certain
 answer; several are a conditional one and none of them is a guess.
 """
-from __future__ import annotations
 
 from typing import Optional
 

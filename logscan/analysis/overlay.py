@@ -17,7 +17,6 @@ over each wheel) and keep some requirements as unstructured text (``supports_mx(
 
 Applied only by ``logscan ladder / matrix / explain``; ``scan`` places logged names as before.
 """
-from __future__ import annotations
 
 import functools
 from pathlib import Path

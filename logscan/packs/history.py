@@ -14,7 +14,6 @@ plus the facts of the nearest snapshot (the newest not newer, else the oldest), 
 release's rung k/n comes from that release's own lists. A snapshot release is served by its
 snapshot file unchanged (a test checks the history agrees with it).
 """
-from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping

@@ -19,6 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import ValidationError
 
 from .history import HistoryFile, LadderHistory, Ladders
+from .packcache import _CODE, LazyPattern, _cached_packset, _check_patterns, _packset_key, _store_packset  # noqa: F401
 from .model import (FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat, ProcessTag,
                     Rule, RuleFile)
 
@@ -125,34 +126,6 @@ def _compile(pattern: str, path: Path, rule: Optional[str], flags: int = 0) -> r
         raise PackError(path, f"broken regex: {exc}", rule=rule) from None
 
 
-class LazyPattern:
-    """A rule regex compiled on first use: ``regex`` compiles in Python, ~1 ms a pattern.
-
-    Behaves as the compiled ``regex.Pattern`` (``search``, ``match``, ``pattern``, ...).
-    ``load_packs`` compiles every pattern eagerly the first time a set of pack files is seen
-    (so a broken regex is always reported, naming its file and rule), and records that in the
-    cache; later starts compile only the rules a log actually reaches.
-    """
-
-    __slots__ = ("_source", "_flags", "_path", "_rule", "_compiled")
-
-    def __init__(self, source: str, path: Path, rule: Optional[str], flags: int = 0):
-        self._source, self._flags, self._path, self._rule = source, flags, path, rule
-        self._compiled: Optional[regex.Pattern] = None
-
-    def compiled(self) -> regex.Pattern:
-        """The compiled pattern. Raises ``PackError`` (file and rule named) on a broken regex."""
-        if self._compiled is None:
-            self._compiled = _compile(self._source, self._path, self._rule, self._flags)
-        return self._compiled
-
-    def __getattr__(self, name: str):
-        return getattr(self.compiled(), name)
-
-    def __reduce__(self):
-        return (LazyPattern, (self._source, self._path, self._rule, self._flags))
-
-
 def _spec(text: str, path: Path, rule: Optional[str]) -> Optional[SpecifierSet]:
     if not text:
         return None
@@ -212,6 +185,9 @@ class PackSet:
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     #: ``patterns/lexicon.toml``: kernel-name morphology shared by every engine (empty when absent)
     lexicon: LexiconFile = field(default_factory=LexiconFile)
+    #: results of pure functions of the packs (e.g. the prefilter's literal plan), pickled with
+    #: the pack set so that a later start need not compute them
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def rule(self, rule_id: str) -> CompiledRule:
         for pack in self.packs.values():
@@ -276,13 +252,17 @@ def load_packs(root: Optional[Path] = None, engines: Optional[list[str]] = None)
 
     Raises ``PackError`` on the first invalid file, naming it (and the rule id).
     """
+    from .. import gcpause
+
     root = Path(root) if root else patterns_root()
     key = _packset_key(root, engines)
     hit = _cached_packset(key)
     if hit is not None:
+        gcpause.resume()
         return hit
     packset = _load_packset(root, engines)
     _store_packset(key, packset)
+    gcpause.resume()
     return packset
 
 
@@ -306,118 +286,15 @@ def _load_packset(root: Path, engines: Optional[list[str]]) -> PackSet:
     return PackSet(root=root, packs=packs, findings=findings, lexicon=lexicon)
 
 
-#: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache.
-_CODE = ("model.py", "model_base.py", "model_rules.py", "model_pack.py", "model_ladders.py", "model_infer.py",
-         "loader.py")
-
-
-def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
-    """Cache key of the ``PackSet`` of ``root``: every TOML file's path, size and mtime (ns),
-    the bytes of the pack-model code, and the logscan, pydantic, ``regex`` and Python versions.
-    None when caching is off or a file cannot be listed."""
-    import hashlib
-
-    import pydantic
-
-    from .. import __version__
-    from ..cache import cache_dir
-
-    if cache_dir() is None:
-        return None
-    try:
-        files = sorted((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*.toml"))
-        code = [(Path(__file__).parent / name).read_bytes() for name in _CODE]
-    except OSError:
-        return None
-    blob = repr((__version__, pydantic.VERSION, regex.__version__, sys.version, files, sorted(engines or []), code))
-    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-
-
-def _cached_packset(key: Optional[str]) -> Optional[PackSet]:
-    """The pickled ``PackSet`` stored under ``key``, or None (missing, unreadable, foreign, stale).
-
-    Only a file owned by this user and writable by nobody else is unpickled: the cache folder is
-    the user's own (``$LOGSCAN_CACHE_DIR`` or ``~/.cache/logscan``), like pip's.
-    """
-    import os
-    import pickle
-    import stat
-
-    from ..cache import cache_dir
-
-    if key is None:
-        return None
-    path = cache_dir() / f"packset-{key}.pickle"
-    try:
-        with path.open("rb") as fh:
-            st = os.fstat(fh.fileno())
-            if (hasattr(os, "geteuid") and st.st_uid != os.geteuid()) or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                return None
-            obj = pickle.load(fh)
-    except Exception:  # missing, truncated, or written by another build: load from the TOML files
-        return None
-    return obj if isinstance(obj, PackSet) else None
-
-
-def _store_packset(key: Optional[str], packset: PackSet) -> None:
-    """Pickle ``packset`` (without its per-process ``derived`` objects) under ``key``; best effort."""
-    import pickle
-
-    from ..cache import cache_dir, write_atomic
-
-    if key is None:
-        return
-    try:
-        import dataclasses
-
-        blob = pickle.dumps(dataclasses.replace(packset, derived={}), protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # an unpicklable object in a pack: no cache, never an error
-        return
-    write_atomic(cache_dir() / f"packset-{key}.pickle", blob)
-
-
-def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = None) -> None:
-    """Compile every lazy rule pattern once per distinct set of pack files (raises ``PackError``).
-
-    The set is keyed by every TOML file's path, size and mtime plus the logscan and ``regex``
-    versions; a marker in the cache folder records that it compiled cleanly. Without a cache
-    folder, every load compiles everything.
-    """
-    import hashlib
-
-    from .. import __version__
-    from ..cache import cache_dir, write_atomic
-
-    marker = None
-    cdir = cache_dir()
-    if cdir is not None:
-        try:
-            files = sorted((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*.toml"))
-        except OSError:
-            files = None
-        if files is not None:
-            key = hashlib.sha256(repr((__version__, regex.__version__, files)).encode(
-                "utf-8", "surrogateescape")).hexdigest()[:32]
-            marker = cdir / f"patterns-ok-{key}"
-            if marker.exists():
-                return
-    for pack in packs.values():
-        for cr in pack.rules:
-            cr.regex.compiled()
-            if cr.item_regex is not None:
-                cr.item_regex.compiled()
-    lex_path = root / "lexicon.toml"
-    for entry in (lexicon.name if lexicon is not None else []):
-        _compile(entry.pattern, lex_path, entry.id)
-        if entry.scheme:
-            _compile(entry.scheme, lex_path, entry.id)
-    if lexicon is not None and lexicon.packages is not None:
-        _compile(lexicon.packages.pattern, lex_path, "packages")
-    if marker is not None:
-        write_atomic(marker, b"")
-
-
 @functools.lru_cache(maxsize=4)
-def default_packs() -> PackSet:
-    """The shipped packs, loaded once per process."""
+def _default_packs() -> PackSet:
     return load_packs()
+
+
+def default_packs() -> PackSet:
+    """The shipped packs, loaded once per process (a paused collector resumes: ``logscan.gcpause``)."""
+    packs = _default_packs()
+    from .. import gcpause
+
+    gcpause.resume()
+    return packs

@@ -9,7 +9,6 @@ The models live in ``model_base`` (the strict base), ``model_rules`` (rules, fin
 lexicon), ``model_pack`` (``pack.toml``), ``model_ladders`` (ladders, schemes) and
 ``model_infer`` (``infer.toml``, the matrix); every name stays importable from here.
 """
-from __future__ import annotations
 
 from .model_base import _Strict
 from .model_rules import (

@@ -3,7 +3,6 @@
 ``extra="forbid"``: a typo in a pack never silently disables a rule; ``defer_build``: a model
 is built on first use (start-up pays only for the files it reads).
 """
-from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 

@@ -3,7 +3,6 @@
 Arch predicates, auto-selection chains, inferred layer families and their outcomes, and
 ``patterns/matrix/matrix.toml`` (the engine rows of ``logscan matrix``).
 """
-from __future__ import annotations
 
 from typing import Literal, Optional
 

@@ -3,7 +3,6 @@
 ``patterns/<engine>/ladders/<release>.toml`` (registries of rungs, each with its gate terms)
 and ``patterns/schemes.toml`` (per scheme: each engine's ladder role and gates).
 """
-from __future__ import annotations
 
 from typing import Literal, Optional
 

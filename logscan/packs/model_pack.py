@@ -3,7 +3,6 @@
 Beside the prefixes: the ``name_cost`` table, ``[arch_check]``, ``[[walk]]``, platform hints,
 opaque and noise line shapes, and the reference templates left ``uncovered`` on purpose.
 """
-from __future__ import annotations
 
 from typing import Literal, Optional
 

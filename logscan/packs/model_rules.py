@@ -3,7 +3,6 @@
 ``patterns/<engine>/rules/*.toml`` (the recognisers), ``patterns/findings.toml`` (every
 finding code), ``patterns/lexicon.toml`` (engine-neutral kernel-name morphology).
 """
-from __future__ import annotations
 
 from typing import Literal, Optional
 

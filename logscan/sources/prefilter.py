@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -41,10 +40,7 @@ ENV = "LOGSCAN_PREFILTER"
 _CRI_PARTIAL = (b" stdout P", b" stderr P")
 _DIRTY = (b"\x00", b"\x1b")
 
-try:  # pragma: no cover - depends on the platform's wheels
-    import hyperscan as _hs
-except Exception:  # ImportError, or a broken native library
-    _hs = None
+from .hsdb import _HsDb, _cache_path, _hs, hs_db, matches_empty  # noqa: F401 (re-exported)
 
 
 class PrefilterError(ValueError):
@@ -138,40 +134,34 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     key = ("prefilter", choice)
     if key not in cache:  # compiling a Hyperscan database takes ~0.1 s: once per PackSet
         everywhere, gates, sensitive = pack_keywords(packs)
-        cache[key] = Prefilter(everywhere, choice, gates, sensitive)
+        cache[key] = Prefilter(everywhere, choice, gates, sensitive, getattr(packs, "memo", None))
     return cache[key]
 
 
-class _HsDb:
-    """A Hyperscan database with a scratch space per thread (a loaded database has none).
-
-    A Hyperscan scratch may serve one scan at a time, so each thread that scans (the main
-    thread, the reader's search workers) gets its own, made on its first scan.
-    """
-
-    def __init__(self, db):
-        self.db = db
-        self._local = threading.local()
-        self._local.scratch = _hs.Scratch(db)
-
-    def scan(self, data: bytes, match_event_handler) -> None:
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = _hs.Scratch(self.db)
-        self.db.scan(data, match_event_handler=match_event_handler, scratch=scratch)
-
-
-def _cache_path(exprs: list[bytes], flags: list[int]):
-    """Where the compiled database of ``exprs`` is cached, or None when caching is off."""
-    import hashlib
-
-    from ..cache import cache_dir
-
-    root = cache_dir()
-    if root is None:
-        return None
-    h = hashlib.sha256(repr((getattr(_hs, "__version__", "?"), exprs, flags)).encode("utf-8", "surrogateescape"))
-    return root / f"hyperscan-{h.hexdigest()[:32]}.db"
+def literal_plan(keywords: Iterable[str], case_sensitive: Iterable[str], gate_keywords: list[list[str]],
+                 memo: Optional[dict] = None) -> tuple[list[bytes], list[bytes], list[list[bytes]]]:
+    """``(caseless literals, case-sensitive literals, per gate its literals)``: the fewest
+    literals whose hits cover every keyword (``minimal_literals``), a case-sensitive or gated
+    literal left out when an everywhere literal already finds it. Kept in ``memo`` (keyed by
+    the inputs) when one is given."""
+    keywords, case_sensitive = list(keywords), list(case_sensitive)
+    key = ("literal-plan", tuple(keywords), tuple(case_sensitive), tuple(tuple(g) for g in gate_keywords))
+    if memo is not None and key in memo:
+        return memo[key]
+    literals = minimal_literals(keywords)
+    sens = sorted({k.encode("utf-8") for k in case_sensitive if k})
+    low = sorted({k.lower() for k in sens})
+    covered = _containing(low, literals) | (set(low) & set(literals))
+    sensitive = [k for k in sens if k.lower() not in covered]
+    per_gate = []
+    for kws in gate_keywords:
+        lits = minimal_literals(kws)
+        covered = _containing(lits + literals, literals) | set(literals)
+        per_gate.append([k for k in lits if k not in covered])
+    plan = (literals, sensitive, per_gate)
+    if memo is not None:
+        memo[key] = plan
+    return plan
 
 
 #: Bytes on which a str-mode and a bytes-mode (or Hyperscan) regex may disagree even in ASCII
@@ -186,7 +176,8 @@ class Prefilter:
     ``keywords``: keywords searched everywhere (str). ``gates``: keywords that count only on a
     line carrying one of their engine's prefixes. ``backend``: ``hyperscan``, ``python``, or
     None for ``$LOGSCAN_PREFILTER`` / the best available. Raises ``ValueError`` for an unknown
-    or unavailable backend name.
+    or unavailable backend name. ``memo``: a dict that keeps ``literal_plan``'s result (the
+    pack set's ``memo``, pickled with it: the plan costs ~10 ms a start).
 
     A gate is first tried on the whole buffer with a fast "sniff" of its prefix patterns
     (compiled for bytes: Hyperscan, or ``regex`` bytes patterns). The sniff is trusted only
@@ -200,20 +191,15 @@ class Prefilter:
     marks_nul = True
 
     def __init__(self, keywords: Iterable[str], backend: Optional[str] = None, gates: Iterable[Gate] = (),
-                 case_sensitive: Iterable[str] = ()):
-        self.literals = minimal_literals(keywords)
-        #: case-sensitive literals (bytes as written), those holding a caseless one left out
-        sens = sorted({k.encode("utf-8") for k in case_sensitive if k})
-        low = sorted({k.lower() for k in sens})
-        covered = _containing(low, self.literals) | (set(low) & set(self.literals))
-        self.sensitive = [k for k in sens if k.lower() not in covered]
+                 case_sensitive: Iterable[str] = (), memo: Optional[dict] = None):
+        gates = list(gates)
+        self._memo = memo if memo is not None else {}
+        plan = literal_plan(keywords, case_sensitive, [g.keywords for g in gates], memo)
+        #: caseless literals searched everywhere; case-sensitive literals (bytes as written),
+        #: those holding a caseless one left out
+        self.literals, self.sensitive = plan[0], plan[1]
         #: (gate, its literals), literals already searched everywhere left out
-        pairs = []
-        for g in gates:
-            lits = minimal_literals(g.keywords)
-            covered = _containing(lits + self.literals, self.literals) | set(self.literals)
-            pairs.append((g, [k for k in lits if k not in covered]))
-        self.gates = [(g, lits) for g, lits in pairs if lits]
+        self.gates = [(g, lits) for g, lits in zip(gates, plan[2]) if lits]
         choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
         if choice == "off":
             raise PrefilterError(f"{ENV}=off: no prefilter (use make_prefilter, which returns None)")
@@ -245,40 +231,25 @@ class Prefilter:
         except (regex.error, UnicodeEncodeError):
             return None  # always open
 
+    def _matches_empty(self, src: bytes) -> bool:
+        """``hsdb.matches_empty(src)``, kept in the pack set's memo (a ``regex`` compile each start)."""
+        key = ("matches-empty", src)
+        if key not in self._memo:
+            self._memo[key] = matches_empty(src)
+        return self._memo[key]
+
     @staticmethod
     def _hs_db(exprs: list[bytes], flags: list[int]):
-        """A compiled Hyperscan block-mode database, from the on-disk cache when it holds one.
-
-        Compiling ~500 keywords costs ~0.05 s of CPU and ~13 MiB of peak RSS (the compiler's);
-        a serialized database loads in a millisecond. The cache (``$LOGSCAN_CACHE_DIR``, else
-        ``$XDG_CACHE_HOME/logscan`` or ``~/.cache/logscan``; ``LOGSCAN_CACHE_DIR=`` empty turns
-        it off) is keyed by the patterns, flags and Hyperscan version, written atomically, and
-        any entry that does not load is compiled again. Raises ``hyperscan.error`` for a
-        pattern Hyperscan cannot compile.
-        """
-        path = _cache_path(exprs, flags)
-        if path is not None:
-            try:
-                return _HsDb(_hs.loadb(path.read_bytes(), _hs.HS_MODE_BLOCK))
-            except Exception:  # missing, truncated, or built for another CPU: compile
-                pass
-        db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-                tmp.write_bytes(_hs.dumpb(db))
-                os.replace(tmp, path)
-            except OSError:
-                pass  # a read-only home: compile every time
-        return _HsDb(db)
+        """``sources.hsdb.hs_db``: a compiled (or cached) Hyperscan database of ``exprs``."""
+        return hs_db(exprs, flags)
 
     def _compile_hyperscan(self) -> None:
         exprs = [_hex(lit) for lit in self.literals]
         flags = [_hs.HS_FLAG_CASELESS] * len(exprs)
-        exprs += [_hex(lit) for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY)] + [rb"\r[^\n]", rb"^\{"]
-        flags += [0] * (len(self.sensitive) + len(_CRI_PARTIAL) + len(_DIRTY)) + [0, _hs.HS_FLAG_MULTILINE]
+        # a JSON record's start: ``\n{`` as a literal (``^\{`` in multi-line mode was ~25% of the
+        # scan); a ``{`` at offset 0 is checked in ``_hyperscan_hits``
+        exprs += [_hex(lit) for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY)] + [rb"\r[^\n]", rb"\n\{"]
+        flags += [0] * (len(self.sensitive) + len(_CRI_PARTIAL) + len(_DIRTY)) + [0, 0]
         self._n_plain = len(exprs)
         #: pattern id -> what it signals: -1 an unsure byte, g >= 0 the sniff of gate g
         self._signal: dict[int, int] = {}
@@ -287,6 +258,9 @@ class Prefilter:
             exprs.append(_hex(lit))
             flags.append(_hs.HS_FLAG_SINGLEMATCH)
         self._always_open: set[int] = set()
+        #: pattern id -> gate g: a literal of an always-open gate, searched in the main database
+        #: (one scan of the buffer, not one more per chunk)
+        self._gated: dict[int, int] = {}
         self._gate_dbs = []
         for gi, (gate, lits) in enumerate(self.gates):
             sniff = self._sniff_sources(gate)
@@ -294,7 +268,15 @@ class Prefilter:
                 self._hs_db(sniff, [_hs.HS_FLAG_MULTILINE | _hs.HS_FLAG_ALLOWEMPTY] * len(sniff))
             except Exception:  # hyperscan.error
                 self._always_open.add(gi)
-                sniff = []
+            if any(self._matches_empty(src) for src in sniff):  # it would fire on every buffer anyway
+                self._always_open.add(gi)
+            if gi in self._always_open:
+                for lit in lits:
+                    self._gated[len(exprs)] = gi
+                    exprs.append(_hex(lit))
+                    flags.append(_hs.HS_FLAG_CASELESS)
+                self._gate_dbs.append(None)
+                continue
             for src in sniff:
                 self._signal[len(exprs)] = gi
                 exprs.append(src)
@@ -303,32 +285,40 @@ class Prefilter:
         self._db = self._hs_db(exprs, flags)
 
     # -- searching ---------------------------------------------------------------------------
-    def hits(self, buf: bytes) -> list[int]:
-        """Sorted offsets in ``buf``, each inside (or at the first byte of) a line to keep."""
+    def hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
+        """Sorted offsets in ``buf``, each inside (or at the first byte of) a line to keep.
+
+        ``ascii``: ``buf.isascii()`` when the caller has it already (None: computed if needed).
+        """
         if self.backend == "hyperscan":
-            return self._hyperscan_hits(buf)
+            return self._hyperscan_hits(buf, ascii)
         return self._python_hits(buf)
 
-    def _hyperscan_hits(self, buf: bytes) -> list[int]:
+    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
         out: list[int] = []
         add = out.append
         n_plain = self._n_plain
         signals: set[int] = set()
         signal = self._signal
+        gated_id = self._gated
+        gated: list[tuple[int, int]] = []
 
         def on_match(i, _start, end, _flags, _ctx):
             if i < n_plain:
                 add(end - 1)
+            elif i in gated_id:
+                gated.append((gated_id[i], end - 1))
             else:
                 signals.add(signal[i])
 
         self._db.scan(buf, match_event_handler=on_match)
+        if buf[:1] == b"{":
+            add(0)
         if self.gates:
-            unsure = -1 in signals or not buf.isascii()
-            gated: list[tuple[int, int]] = []
+            unsure = -1 in signals or not (buf.isascii() if ascii is None else ascii)
             for gi, db in enumerate(self._gate_dbs):
-                if not (unsure or gi in signals or gi in self._always_open):
-                    continue  # no line of this buffer can carry the engine's prefix
+                if db is None or not (unsure or gi in signals):
+                    continue  # always open (searched above), or no line of this buffer can carry the prefix
 
                 def on_gated(_i, _start, end, _flags, _ctx, gi=gi):
                     gated.append((gi, end - 1))

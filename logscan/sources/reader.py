@@ -9,9 +9,9 @@ line read so far.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import gzip
 import io
+import os
 import queue
 import threading
 import zlib
@@ -211,13 +211,14 @@ class LineReader:
         here, in a search worker, so the consumer need not count a chunk it skips whole."""
         if self.prefilter is None:
             return None, False, -1
-        hits = self.prefilter.hits(buf)
+        ascii = buf.isascii()  # once per chunk: the prefilter's gates need it too
+        hits = self.prefilter.hits(buf, ascii)
         if cut > self.max_line:
             longs = self._long_lines(buf, cut)
             if longs:
                 hits = sorted(hits + longs)
         # counted here only for a chunk the consumer skips whole (with hits, it counts the spans)
-        return hits, buf.isascii(), -1 if hits else buf.count(b"\n", 0, cut)
+        return hits, ascii, -1 if hits else buf.count(b"\n", 0, cut)
 
     def _prefetched(self) -> Iterator[tuple]:
         """``_items`` run in a read-ahead thread, at most ``READ_AHEAD`` chunks ahead (bounded memory).
@@ -225,6 +226,8 @@ class LineReader:
         Closing the consumer stops the thread at its next chunk; an unexpected exception in the
         thread is raised again here.
         """
+        import concurrent.futures  # only a file larger than a chunk reads ahead (start-up cost)
+
         q: queue.Queue = queue.Queue(maxsize=READ_AHEAD)
         stop = threading.Event()
         end = object()
@@ -267,13 +270,14 @@ class LineReader:
 
     def __iter__(self) -> Iterator[tuple[int, str, bool]]:
         st = self.stats
-        items = self._prefetched() if self.prefilter is not None and READ_AHEAD > 0 else self._items()
+        ahead = self.prefilter is not None and READ_AHEAD > 0 and not self._one_chunk()
+        items = self._prefetched() if ahead else self._items()
         for item in items:
             interrupt.check()
             kind = item[0]
             if kind == "chunk":
                 found = item[3]
-                hits, ascii, lines = found.result() if isinstance(found, concurrent.futures.Future) else found
+                hits, ascii, lines = found if isinstance(found, tuple) else found.result()  # a search worker's future
                 yield from self._chunk(item[1], item[2], hits, ascii, lines)
             elif kind == "long":
                 yield self._line(item[1], 0, True)
@@ -287,6 +291,16 @@ class LineReader:
                 st.error = f"compressed stream ends early or is corrupt after line {self.n}: {exc}"
             else:
                 st.error = f"read error after line {self.n}: {getattr(exc, 'strerror', None) or exc}"
+
+    def _one_chunk(self) -> bool:
+        """True for a regular file that one read takes whole: a read-ahead thread and search
+        workers would only cost their start (most CI logs are that small)."""
+        if not self._rewind:
+            return False
+        try:
+            return os.fstat(self.fh.fileno()).st_size - self.fh.tell() <= self.chunk_size
+        except (OSError, AttributeError, ValueError):
+            return False
 
     # -- per line and per span ----------------------------------------------------------------
     def _line(self, raw: bytes, consumed: int, truncated: bool = False) -> tuple[int, str, bool]:

@@ -1,0 +1,228 @@
+"""The compiled-pack cache: rule regexes compiled on first use, and a loaded ``PackSet`` pickled
+under the user's cache folder, keyed by the pack files and the code that shapes it.
+
+Split from ``packs/loader.py`` (which re-exports these names). Every reader of the cache falls
+back to loading the TOML files when the cache is missing, foreign or stale.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import regex
+
+if TYPE_CHECKING:
+    from .loader import PackSet
+    from .model import LexiconFile
+
+
+class LazyPattern:
+    """A rule regex compiled on first use: ``regex`` compiles in Python, ~1 ms a pattern.
+
+    Behaves as the compiled ``regex.Pattern`` (``search``, ``match``, ``pattern``, ...).
+    ``load_packs`` compiles every pattern eagerly the first time a set of pack files is seen
+    (so a broken regex is always reported, naming its file and rule), and records that in the
+    cache; later starts compile only the rules a log actually reaches. A pattern compiled
+    before the ``PackSet`` is pickled carries ``regex``'s own pickled form of the compiled
+    program (``_blob``, a few hundred bytes): its first use in a later process loads that
+    (~20 us) instead of parsing the source again (issue 18: ~0.1 s per 300 MB log).
+    """
+
+    __slots__ = ("_source", "_flags", "_path", "_rule", "_compiled", "_blob")
+
+    def __init__(self, source: str, path: Path, rule: Optional[str], flags: int = 0,
+                 blob: Optional[bytes] = None):
+        self._source, self._flags, self._path, self._rule = source, flags, path, rule
+        self._compiled: Optional[regex.Pattern] = None
+        self._blob = blob
+
+    def compiled(self) -> regex.Pattern:
+        """The compiled pattern. Raises ``PackError`` (file and rule named) on a broken regex."""
+        if self._compiled is None:
+            if self._blob is not None:
+                import pickle
+
+                try:
+                    rx = pickle.loads(self._blob)
+                    if isinstance(rx, regex.Pattern) and rx.pattern == self._source:
+                        self._compiled = rx
+                except Exception:  # a blob of another build: compile from the source
+                    pass
+                self._blob = None
+            if self._compiled is None:
+                from .loader import _compile
+
+                self._compiled = _compile(self._source, self._path, self._rule, self._flags)
+        return self._compiled
+
+    def __getattr__(self, name: str):
+        return getattr(self.compiled(), name)
+
+    def __reduce__(self):
+        blob = self._blob
+        if blob is None and self._compiled is not None:
+            import pickle
+
+            try:
+                blob = pickle.dumps(self._compiled, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # pragma: no cover - regex patterns pickle
+                blob = None
+        return (LazyPattern, (self._source, self._path, self._rule, self._flags, blob))
+
+
+#: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache.
+_CODE = ("model.py", "model_base.py", "model_rules.py", "model_pack.py", "model_ladders.py", "model_infer.py",
+         "loader.py", "packcache.py")
+
+
+def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
+    """Cache key of the ``PackSet`` of ``root``: every TOML file's path, size and mtime (ns),
+    the bytes of the pack-model code, and the logscan, pydantic, ``regex`` and Python versions.
+    None when caching is off or a file cannot be listed."""
+    import hashlib
+
+    import pydantic
+
+    from .. import __version__
+    from ..cache import cache_dir
+
+    if cache_dir() is None:
+        return None
+    try:
+        files = _toml_files(root)
+        h = hashlib.sha256()
+        for name in _CODE:
+            h.update((Path(__file__).parent / name).read_bytes())
+    except OSError:
+        return None
+    blob = repr((__version__, pydantic.VERSION, regex.__version__, sys.version, files, sorted(engines or []),
+                 h.hexdigest()))
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _toml_files(root: Path) -> list[tuple[str, int, int]]:
+    """``(path, size, mtime ns)`` of every ``*.toml`` below ``root`` (the folder resolved once,
+    each file stat'ed once: ``Path.rglob`` + ``resolve`` per file cost ~5 ms a start). Raises
+    ``OSError`` when ``root`` cannot be listed."""
+    import os
+
+    out = []
+    top = os.path.realpath(root)
+    if not os.path.isdir(top):
+        raise NotADirectoryError(top)
+    for folder, dirs, names in os.walk(top, onerror=_raise, followlinks=True):
+        dirs.sort()
+        for name in names:
+            if name.endswith(".toml"):
+                path = os.path.join(folder, name)
+                st = os.stat(path)
+                out.append((path, st.st_size, st.st_mtime_ns))
+    out.sort()
+    return out
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
+def _cached_packset(key: Optional[str]) -> Optional[PackSet]:
+    """The pickled ``PackSet`` stored under ``key``, or None (missing, unreadable, foreign, stale).
+
+    Only a file owned by this user and writable by nobody else is unpickled: the cache folder is
+    the user's own (``$LOGSCAN_CACHE_DIR`` or ``~/.cache/logscan``), like pip's.
+    """
+    import os
+    import pickle
+    import stat
+
+    from ..cache import cache_dir
+
+    if key is None:
+        return None
+    path = cache_dir() / f"packset-{key}.pickle"
+    try:
+        with path.open("rb") as fh:
+            st = os.fstat(fh.fileno())
+            if (hasattr(os, "geteuid") and st.st_uid != os.geteuid()) or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return None
+            obj = pickle.load(fh)
+    except Exception:  # missing, truncated, or written by another build: load from the TOML files
+        return None
+    from .loader import PackSet
+
+    return obj if isinstance(obj, PackSet) else None
+
+
+def _store_packset(key: Optional[str], packset: PackSet) -> None:
+    """Pickle ``packset`` (without its per-process ``derived`` objects) under ``key``; best effort."""
+    import pickle
+
+    from ..cache import cache_dir, write_atomic
+
+    if key is None:
+        return
+    try:
+        import dataclasses
+
+        for pack in packset.packs.values():  # every program into the cache: no parse in later starts
+            for cr in pack.rules:
+                cr.regex.compiled()
+                if cr.item_regex is not None:
+                    cr.item_regex.compiled()
+        from ..sources.prefilter import Prefilter, literal_plan, matches_empty, pack_keywords
+
+        everywhere, gates, sensitive = pack_keywords(packset)  # the prefilter's plan, computed once
+        literal_plan(everywhere, sensitive, [g.keywords for g in gates], packset.memo)
+        for g in gates:
+            for src in Prefilter._sniff_sources(g):
+                packset.memo[("matches-empty", src)] = matches_empty(src)
+        blob = pickle.dumps(dataclasses.replace(packset, derived={}), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # an unpicklable object in a pack: no cache, never an error
+        return
+    write_atomic(cache_dir() / f"packset-{key}.pickle", blob)
+
+
+def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = None) -> None:
+    """Compile every lazy rule pattern once per distinct set of pack files (raises ``PackError``).
+
+    The set is keyed by every TOML file's path, size and mtime plus the logscan and ``regex``
+    versions; a marker in the cache folder records that it compiled cleanly. Without a cache
+    folder, every load compiles everything.
+    """
+    import hashlib
+
+    from .. import __version__
+    from ..cache import cache_dir, write_atomic
+
+    marker = None
+    cdir = cache_dir()
+    if cdir is not None:
+        try:
+            files = sorted((str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*.toml"))
+        except OSError:
+            files = None
+        if files is not None:
+            key = hashlib.sha256(repr((__version__, regex.__version__, files)).encode(
+                "utf-8", "surrogateescape")).hexdigest()[:32]
+            marker = cdir / f"patterns-ok-{key}"
+            if marker.exists():
+                return
+    for pack in packs.values():
+        for cr in pack.rules:
+            cr.regex.compiled()
+            if cr.item_regex is not None:
+                cr.item_regex.compiled()
+    lex_path = root / "lexicon.toml"
+    from .loader import _compile
+
+    for entry in (lexicon.name if lexicon is not None else []):
+        _compile(entry.pattern, lex_path, entry.id)
+        if entry.scheme:
+            _compile(entry.scheme, lex_path, entry.id)
+    if lexicon is not None and lexicon.packages is not None:
+        _compile(lexicon.packages.pattern, lex_path, "packages")
+    if marker is not None:
+        write_atomic(marker, b"")
+
+

@@ -36,9 +36,14 @@ POD_DIR = "llm_vllm-0_0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9"
 
 
 def _source_lines() -> list[str]:
+    logs = [p for p in real_logs("vllm") if p.name.startswith("vllm-")]
+    # /metrics exports the selections of the latest run: end the stream with the last fixture
+    # whose run selects a kernel, whichever fixtures are bundled (a precision-only log has none)
+    last = next(p for p in reversed(logs) if any(r.selections for r in scan_inputs([str(p)]).runs))
+    logs = [p for p in logs if p != last] + [last]
     lines: list[str] = []
     for _ in range(2):
-        for log in [p for p in real_logs("vllm") if p.name.startswith("vllm-")]:
+        for log in logs:
             lines.extend(log.read_text(encoding="utf-8").split("\n"))
     return lines
 

@@ -82,3 +82,18 @@ def test_a_tpu_plugin_replacing_quantization_configs_is_unexplained_not_silent()
     assert run["engine"]["platform"] == "TPU" and run["config"]["gpu"] == "TPU v6e"
     assert [u["line"] for u in run["unexplained"]] == [4, 5, 6, 7]
     assert run["selections"] == [] and run["findings"] == []
+
+
+# --- a vLLM V1 process tag alone names vLLM ------------------------------------------------------
+
+def test_a_traceback_under_a_vllm_process_tag_is_a_vllm_failed_start():
+    (run,) = _runs(FIX / "vllm" / "vllm-152.log")
+    assert run["engine"]["name"] == "vllm" and run["start_failure"]["cause_line"] == 7
+
+
+def test_a_generic_process_tag_names_no_engine(tmp_path):
+    # Ray's worker tag has the same '(Name pid=N)' shape: it stays no engine's
+    log = _write(tmp_path, "(RayWorkerWrapper pid=4321) Traceback (most recent call last):\n"
+                           "(RayWorkerWrapper pid=4321)   File \"/usr/lib/python3.12/x.py\", line 1, in f\n"
+                           "(RayWorkerWrapper pid=4321) RuntimeError: boom\n")
+    assert [r["engine"]["name"] for r in _runs(log)] in ([], ["unknown"])

@@ -55,6 +55,16 @@ def real_logs(engine: str) -> list[Path]:
     return sorted((FIXTURES / engine).glob("*.log"))
 
 
+
+def end_on_a_selection(logs: list[Path]) -> list[Path]:
+    """``logs`` reordered so the last is the last one whose run selects a kernel: what a
+    ``/metrics`` test reads is the latest run's selections, whichever fixtures are bundled
+    (a precision-only fixture has none)."""
+    from logscan.pipeline import scan_inputs
+
+    last = next(p for p in reversed(logs) if any(r.selections for r in scan_inputs([str(p)]).runs))
+    return [p for p in logs if p != last] + [last]
+
 KNOWN_MISSES_FILE = FIXTURES / "corpus-known-misses.toml"
 
 

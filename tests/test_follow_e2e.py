@@ -28,7 +28,7 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from logscan.pipeline import scan_inputs
-from tests.conftest import ROOT, real_logs
+from tests.conftest import ROOT, end_on_a_selection, real_logs
 from tests.helpers.log_writer import cri_records
 
 HARD_TIMEOUT = 60.0  # seconds for the whole scenario; each wait below has its own bound
@@ -36,9 +36,11 @@ POD_DIR = "llm_vllm-0_0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9"
 
 
 def _source_lines() -> list[str]:
+    # /metrics exports the selections of the latest run
+    logs = end_on_a_selection([p for p in real_logs("vllm") if p.name.startswith("vllm-")])
     lines: list[str] = []
     for _ in range(2):
-        for log in [p for p in real_logs("vllm") if p.name.startswith("vllm-")]:
+        for log in logs:
             lines.extend(log.read_text(encoding="utf-8").split("\n"))
     return lines
 

@@ -17,7 +17,7 @@ from logscan.follow.metrics import MAX_KERNEL_VALUES, FollowMetrics
 from logscan.follow.podinfo import PodLabels, labels_from_path
 from logscan.follow.runner import Follower
 from logscan.pipeline import scan_inputs
-from tests.conftest import ROOT, http_get, real_logs
+from tests.conftest import ROOT, end_on_a_selection, http_get, real_logs
 from tests.helpers.log_writer import cri_records
 
 LOGS = [p for p in real_logs("vllm") if p.name.startswith("vllm-")]
@@ -51,7 +51,8 @@ def _json_keys(text: str) -> collections.Counter:
 
 
 def _cri_lines() -> list[str]:
-    lines = [ln for f in LOGS for ln in f.read_text(encoding="utf-8").split("\n")]
+    # the metrics tests read the latest run's selections: end on a fixture that has some
+    lines = [ln for f in end_on_a_selection(LOGS) for ln in f.read_text(encoding="utf-8").split("\n")]
     return [f"2026-11-29T00:00:00.000000Z stdout {r}" for ln in lines for r in cri_records(ln, 90)]
 
 

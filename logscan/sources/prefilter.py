@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from .literals import _containing, _head, _hex, ere_alternation, minimal_literals  # noqa: F401 (re-exported)
+from .sparse import with_sparse
 
 #: Environment variable that forces the engine: ``auto`` (default), ``hyperscan``, ``python``, ``off``.
 ENV = "LOGSCAN_PREFILTER"
@@ -77,6 +78,8 @@ def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
     for pack in packs.packs.values():
         gated: set[str] = set()
         for cr in pack.rules:
+            if cr.rule.sparse:
+                continue  # searched apart, once per stretch (sources/sparse.py)
             if cr.rule.prefixed_only:
                 gated.update(cr.rule.keywords)
             elif cr.rule.case_sensitive_keywords:
@@ -138,7 +141,7 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     key = ("prefilter", choice)
     if key not in cache:  # compiling a Hyperscan database takes ~0.1 s: once per PackSet
         everywhere, gates, sensitive = pack_keywords(packs)
-        cache[key] = Prefilter(everywhere, choice, gates, sensitive)
+        cache[key] = with_sparse(Prefilter(everywhere, choice, gates, sensitive), packs)
     return cache[key]
 
 

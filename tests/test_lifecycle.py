@@ -146,3 +146,25 @@ def test_only_a_2xx_access_line_says_the_server_was_up(tmp_path, line, up):
     runs = _runs(_write(tmp_path, lines[:at] + [line] + lines[at:]))
     assert any(r.serving_failure is not None for r in runs) is up
     assert any(r.start_failure is not None for r in runs) is not up
+
+
+def test_a_scheduler_exception_inside_the_event_loop_is_a_failure_while_serving(tmp_path):
+    """sglang#31103 (sglang-161): the traceback runs through scheduler.event_loop_overlap(), which
+    run_scheduler_process enters only after the scheduler's init. Without those frame lines (what
+    an init failure's traceback looks like: its frames are in Scheduler(...)) it fails closed."""
+    log = FIXTURES / "sglang" / "sglang-161.log"
+    (run,) = _runs(log)
+    assert run.start_failure is None and run.serving_failure.line == 2
+    lines = [x for x in _lines(log) if "event_loop" not in x]
+    (run,) = _runs(_write(tmp_path, lines))
+    assert run.start_failure is not None and run.serving_failure is None
+
+
+def test_a_loop_frame_is_no_recovery_from_its_own_traceback(tmp_path):
+    """A serving-loop frame is a ready-kind line inside the traceback: it must not read as a ready
+    line after the traceback (which would mean recovered, and report nothing)."""
+    lines = [x for x in _lines(FIXTURES / "sglang" / "sglang-160.log")]
+    lines = [x.replace("Scheduler hit an exception: ", "") for x in lines]  # the bare traceback
+    runs = _runs(_write(tmp_path, lines))
+    assert runs and all(r.start_failure is None for r in runs)
+    assert any(r.serving_failure is not None for r in runs)

@@ -21,6 +21,10 @@ from typing import Optional
 from ..models import Event
 from .runstate import RunState
 
+#: rule-id suffix of a ``ready`` rule that reads a traceback frame of the serving loop (SGLang
+#: ``scheduler.event_loop_overlap()``, vLLM ``engine_core.run_busy_loop()``): the traceback it
+#: is in was raised while serving, so it is no recovery from that traceback
+LOOP_FRAME = ".run.loop-frame"
 #: levels of a logged line that say something went wrong (not progress)
 _BAD_LEVELS = frozenset({"error", "err", "e", "critical", "crit", "fatal", "f"})
 #: event kinds that are no sign of the process going on with its start
@@ -61,3 +65,16 @@ def last_progress(run: RunState) -> dict[tuple[Optional[str], Optional[str]], in
             key = (e.process, e.rank)
             last[key] = max(last.get(key, 0), e.line)
     return last
+
+
+def in_serving_loop(run: RunState, line: int) -> bool:
+    """Whether a traceback frame of the serving loop (``LOOP_FRAME`` rules) comes after ``line``
+    in the run: the failure at ``line`` was raised by the loop that serves requests, which
+    SGLang's scheduler and vLLM's engine core enter only once their start is done."""
+    return any(e.kind == "ready" and e.rule.endswith(LOOP_FRAME) and e.line > line for e in run.events)
+
+
+def recovered_after(run: RunState) -> int:
+    """Line of the run's last ready line that is not a serving-loop frame (0 when none): a
+    traceback before it was recovered from."""
+    return max((e.line for e in run.events if e.kind == "ready" and not e.rule.endswith(LOOP_FRAME)), default=0)

@@ -13,7 +13,7 @@ from ..formats.clip import clip
 from ..models import AttentionChoice, KvCache, StartFailure
 from ..packs.loader import Pack
 from .ladders import norm
-from .lifecycle import up_before
+from .lifecycle import in_serving_loop, up_before
 from .runstate import RunState, SelectionGroup, kv_norm, kv_same
 from .uncaught import uncaught_start_failure
 
@@ -59,7 +59,7 @@ def outcome(run: RunState, pack: Pack,
         sf = uncaught_start_failure(run)
         if sf is None:
             return None, None
-    serving = up_before(run, sf.line) is not None
+    serving = up_before(run, sf.line) is not None or in_serving_loop(run, sf.line)
     pat = pack.meta.pack.exception_line
     if not pat:
         return (None, sf) if serving else (sf, None)

@@ -24,7 +24,7 @@ import regex
 
 from ..formats.clip import clip
 from ..models import StartFailure
-from .lifecycle import last_progress
+from .lifecycle import last_progress, recovered_after
 from .runstate import RunState
 
 #: the last line of a Python traceback (``KeyError: 'type'``, ``torch.OutOfMemoryError: ...``)
@@ -46,7 +46,7 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
     # with its start (a later progress line of the same process and rank, below error level) was
     # survived; the first one that was neither is the failure (``run_parts.outcome`` then tells a
     # failed start from a failure after the server came up, ``lifecycle.up_before``)
-    last_ready = max((e.line for e in run.events if e.kind == "ready"), default=0)
+    last_ready = recovered_after(run)
     went_on = last_progress(run)
     first = next((e for e in tb if e.line > last_ready and went_on.get((e.process, e.rank), 0) <= e.line), None)
     if first is None:

@@ -54,25 +54,34 @@ class SparsePrefilter:
         out = self.inner.hits(buf)
         extra: list[int] = []
         found = -1  # the last sparse offset added: a start before it finds it again
+        nxt: dict[bytes, int] = {}  # literal -> its next offset at or after the last search (-1: none)
         for start in [0] + out:
             if start <= found:
                 continue
-            nxt = self._first(buf, start)
-            if nxt is None:
+            at = self._first(buf, start, nxt)
+            if at is None:
                 break  # no sparse line after this start, hence none after any later one
-            extra.append(nxt)
-            found = nxt
+            extra.append(at)
+            found = at
         if not extra:
             return out
         return sorted(set(out) | set(extra))
 
-    def _first(self, buf: bytes, start: int) -> Optional[int]:
-        """Offset of the first sparse keyword at or after ``start`` whose line matches a sparse rule."""
+    def _first(self, buf: bytes, start: int, nxt: dict[bytes, int]) -> Optional[int]:
+        """Offset of the first sparse keyword at or after ``start`` whose line matches a sparse
+        rule. ``nxt`` caches each literal's next offset: the starts only grow, so each literal's
+        occurrences are searched once per buffer (a literal absent from it costs one search)."""
         while True:
             best = None
             for lit in self.sparse:
-                i = buf.find(lit, start)
-                if i >= 0 and (best is None or i < best):
+                i = nxt.get(lit, -2)
+                if i == -1:
+                    continue  # not in the rest of the buffer
+                if i < start:
+                    i = nxt[lit] = buf.find(lit, start)
+                    if i < 0:
+                        continue
+                if best is None or i < best:
                     best = i
             if best is None:
                 return None

@@ -119,6 +119,8 @@ class Matcher:
         self._hints: dict[tuple[int, str], tuple[Optional[str], Optional[str]]] = {}
         self.stats = MatchStats()
         self._pending: Optional[_Pending] = None
+        #: sources whose ``sparse`` rules already fired since their last start marker (sources/sparse.py)
+        self._sparse_done: set[str] = set()
         self.budget = _line_budget()
         self._left = self.budget  #: seconds left to the line being matched
         self._over = False  #: the line being matched was counted over budget
@@ -184,7 +186,7 @@ class Matcher:
                     tier = 6
                 else:
                     tier = -1  # engine evidence: tried first, and never takes the line
-            elif r.kind in ("uncaught", "ready"):
+            elif r.kind in ("uncaught", "ready", "progress"):
                 # every pack's generic traceback / came-up lines (99-uncaught.toml): after every
                 # rule that may read the line, the line's (or context's) engine first
                 tier = 4 if eng == (owner or self._context) else 5
@@ -282,6 +284,8 @@ class Matcher:
             r = cr.rule
             if r.levels and rec.level and rec.level.lower() not in r.levels:
                 continue
+            if r.sparse and rec.source in self._sparse_done:
+                continue  # a state already noted since the last start marker
             if self._left <= 0:
                 self._over_budget(rec.line)
                 return
@@ -297,6 +301,10 @@ class Matcher:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)
             if owner is not None:
                 self._prefix_named.add((owner, rec.source))  # the engine's prefixed lines make a run
+            if r.sparse:
+                self._sparse_done.add(rec.source)
+            elif r.starts_run:
+                self._sparse_done.discard(rec.source)
             if r.kind == "identity":
                 yield ev  # evidence of the engine (a traceback path, a banner): other rules still read the line
                 continue

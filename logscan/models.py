@@ -9,7 +9,7 @@ public interface: ``kernel`` and ``cost_class`` on every selection, ``code`` on 
 from enum import Enum
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 
 class CostClass(str, Enum):
@@ -312,6 +312,17 @@ class Run(BaseModel):
     start_failure: Optional[StartFailure] = None  #: a line says the engine did not start
     #: kernel-relevant lines noticed but not understood (no selection, no finding), in line order
     unexplained: list[Unexplained] = Field(default_factory=list)
+    #: the server of this source was up (a ready or HTTP 2xx line, no start since), then a line says
+    #: it failed: a crash while serving, not a failed start (``analysis/lifecycle.py``); left out of
+    #: the JSON when None
+    serving_failure: Optional[StartFailure] = None
+
+    @model_serializer(mode="wrap")
+    def _drop_no_crash(self, handler):
+        d = handler(self)
+        if isinstance(d, dict) and d.get("serving_failure") is None:
+            d.pop("serving_failure", None)
+        return d
 
 
 class InputStats(BaseModel):

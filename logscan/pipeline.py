@@ -269,7 +269,8 @@ def _count(pipe: Pipeline, stats: InputStats) -> None:
 
 def _collect(items: list, report: Report, index: int) -> None:
     for ev, run in items:
-        if ev is not None and len(report.events) < MAX_REPORT_EVENTS:
+        # a ``progress`` line is evidence for the analysis only (a traceback was survived), not a report event
+        if ev is not None and ev.kind != "progress" and len(report.events) < MAX_REPORT_EVENTS:
             report.events.append(ev)
         if run is not None:
             report.runs.append(run)

@@ -7,18 +7,13 @@ scorer that would make its figures drift from eval.py's fails here.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, corpus_params, known_misses
+from tests.conftest import FIXTURES, corpus_params, known_misses, load_tool
 
-_spec = importlib.util.spec_from_file_location("corpus_score", ROOT / "tools" / "corpus_score.py")
-cs = importlib.util.module_from_spec(_spec)
-sys.modules["corpus_score"] = cs
-_spec.loader.exec_module(cs)
+cs = load_tool("corpus_score")
 
 PAIRS = cs.labelled_logs(FIXTURES)
 LOGS = [log for log, _ in PAIRS]

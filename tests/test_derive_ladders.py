@@ -7,18 +7,13 @@ never imports vLLM.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import load_tool
 
-_spec = importlib.util.spec_from_file_location("derive_ladders", ROOT / "tools" / "derive_ladders.py")
-dl = importlib.util.module_from_spec(_spec)
-sys.modules["derive_ladders"] = dl  # dataclasses look their module up while the class is built
-_spec.loader.exec_module(dl)
+dl = load_tool("derive_ladders")  # kept in sys.modules: dataclasses look their module up while built
 
 
 def _write(root, rel, text):

@@ -45,17 +45,26 @@ def test_a_file_read_with_seeks_gives_the_lines_and_stats_of_a_pipe(data, max_li
     try:
         packs = default_packs()
         for backend in [None] + available_backends():
-            pf = make_prefilter(packs, backend) if backend else None
-            fh, _ = open_input(path)
-            try:
-                got, got_stats, reader = _read(fh, pf, max_line, chunk)
-                assert reader._rewind  # the seeking path was the one taken
-            finally:
-                fh.close()
-            ref, ref_stats, pipe_reader = _read(io.BufferedReader(io.BytesIO(data)), pf, max_line, chunk)
-            assert not pipe_reader._rewind
-            assert got == ref, backend
-            assert got_stats == ref_stats, backend
+            full = make_prefilter(packs, backend) if backend else None
+            # the sparse wrapper (sources/sparse.py) passes the first access line of each buffer,
+            # so which of those it passes depends on the buffers by design (the matcher reads one
+            # per start either way): the lines must be equal under the plain prefilter, and may
+            # differ only by sparse-keyword lines under the full one; the stats never differ
+            for pf in dict.fromkeys([getattr(full, "inner", full), full]):
+                fh, _ = open_input(path)
+                try:
+                    got, got_stats, reader = _read(fh, pf, max_line, chunk)
+                    assert reader._rewind  # the seeking path was the one taken
+                finally:
+                    fh.close()
+                ref, ref_stats, pipe_reader = _read(io.BufferedReader(io.BytesIO(data)), pf, max_line, chunk)
+                assert not pipe_reader._rewind
+                assert got_stats == ref_stats, backend
+                if pf is full and pf is not getattr(full, "inner", full):
+                    sparse = tuple(k.decode() for k in full.sparse)
+                    assert all(any(k in t for k in sparse) for _, t, _ in set(got) ^ set(ref)), backend
+                else:
+                    assert got == ref, backend
     finally:
         os.unlink(path)
 

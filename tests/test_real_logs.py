@@ -16,7 +16,7 @@ import pytest
 from logscan.formats import json as json_format
 from logscan.formats import text as text_format
 from logscan.pipeline import scan_inputs
-from tests.conftest import FIXTURES, ROOT, corpus_params, pending_fixtures
+from tests.conftest import FIXTURES, ROOT, corpus_params, load_tool, pending_fixtures
 
 LOGS = sorted(FIXTURES.glob("*/*.log"))
 LABELLED = [p for p in LOGS if p.with_suffix(".label.json").exists()]
@@ -47,16 +47,8 @@ def _walk(doc):
 
 
 def _scorer():
-    """``tools/corpus_score.py`` (tools/ is not a package), loaded once."""
-    import importlib.util
-    import sys
-
-    if "corpus_score" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("corpus_score", ROOT / "tools" / "corpus_score.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["corpus_score"] = mod
-        spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return sys.modules["corpus_score"]
+    """``tools/corpus_score.py`` (tools/ is not a package), loaded once (``conftest.load_tool``)."""
+    return load_tool("corpus_score")
 
 
 @pytest.mark.parametrize("log", corpus_params([p for p in LABELLED if p.stem not in UNMET])

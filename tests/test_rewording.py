@@ -9,11 +9,9 @@ must keep at least 90% of the logged templates and of the raised errors. Skipped
 """
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
-from tests.conftest import ROOT, SHARED
+from tests.conftest import SHARED, load_tool
 
 TOOL = SHARED / "tools" / "template_coverage.py"
 TEMPLATES = SHARED / "reference" / "vllm" / "templates.jsonl"
@@ -23,10 +21,7 @@ pytestmark = pytest.mark.skipif(not (TOOL.is_file() and TEMPLATES.is_file()),
 
 
 def _measure(levels):
-    spec = importlib.util.spec_from_file_location("rewording_coverage", ROOT / "tools" / "rewording_coverage.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return mod.measure(TEMPLATES, TOOL, levels)
+    return load_tool("rewording_coverage").measure(TEMPLATES, TOOL, levels)
 
 
 @pytest.mark.parametrize("levels", [("info", "warning", "error"), ("raise",)], ids=["logged", "raised"])

@@ -56,6 +56,9 @@ class Analyzer:
         self.prefix_formats = prefix_formats if prefix_formats is not None else {}
         self._run: Optional[RunState] = None
         self._count = 0
+        #: source -> line of the last sign its server was up (ready / HTTP 2xx line) with no start
+        #: marker since: a later failure is a crash while serving (``lifecycle``, one int per source)
+        self.up_seen: dict[str, int] = {}
         self.max_events_per_run = 10_000
 
     # -- feeding -------------------------------------------------------------------------
@@ -73,6 +76,16 @@ class Analyzer:
             yield from self._identify(ev, pack, run)
             return
         engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
+        if r.kind == "progress":
+            # evidence only (a traceback before it was survived): it joins an open run of its
+            # source, never opens, splits or names one
+            if run is not None and run.source == ev.source and len(run.events) < self.max_events_per_run:
+                run.events.append(ev)
+            return
+        if r.kind == "ready":
+            self.up_seen[ev.source] = ev.line  # remembered even when the line joins no run
+        elif r.starts_run:
+            self.up_seen.pop(ev.source, None)  # a (re)start: its own start can fail
         if r.kind in ("uncaught", "ready") and not prefix_engine and (run is None or run.source != ev.source):
             return  # a bare traceback or ready line names no engine: it belongs to an open run or to none
         chatter_of = None
@@ -84,12 +97,12 @@ class Analyzer:
         if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
             run.engine = engine  # the run began on lines that named no engine: now one does
         if run is not None and (run.source != ev.source or run.engine != engine or
-                                (r.starts_run and run.started and self._has_substance(run))):
+                                (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))):
             yield self._close(run)
             run = None
         if run is None:
             run = self._run = RunState(index=self._count, source=ev.source, first_line=ev.line,
-                                        last_line=ev.line, engine=engine)
+                                        last_line=ev.line, engine=engine, up_line=self.up_seen.get(ev.source))
             self._count += 1
         if sure and not run.engine_sure:
             run.engine_sure = True
@@ -101,6 +114,8 @@ class Analyzer:
             if not run.started:
                 run.start_line = ev.line
             run.started = True
+            if len(run.start_lines) < 256:
+                run.start_lines.append(ev.line)
         if r.id not in run.rules_seen:
             run.rules_seen.append(r.id)
         if len(run.events) < self.max_events_per_run:
@@ -121,7 +136,7 @@ class Analyzer:
             run = self._run = None
         if run is None:
             run = self._run = RunState(index=self._count, source=ev.source, first_line=ev.line,
-                                        last_line=ev.line, engine=pack.engine)
+                                        last_line=ev.line, engine=pack.engine, up_line=self.up_seen.get(ev.source))
             self._count += 1
         if not run.engine_sure:
             run.engine, run.engine_sure, run.identified_by = pack.engine, True, why
@@ -161,7 +176,14 @@ class Analyzer:
         start markers are not "something": TGI's 'Sharding model', 'Starting download process.'
         and one 'Starting shard rank=N' per rank are one launch, tgi-108)."""
         since = run.start_line if run.start_line is not None else 0
-        return any(e.kind not in ("version", "config", "platform", "run_start") and e.line >= since for e in run.events)
+        return any(e.kind not in ("version", "config", "platform", "run_start", "progress") and e.line >= since
+                   for e in run.events)
+
+    @staticmethod
+    def _ended(run: RunState) -> bool:
+        """The run, opened by no start marker, already holds a failure or a sign the server was up:
+        a start marker now is a restart (its own start can fail again), not this run's banner."""
+        return any(e.kind in ("uncaught", "start_failure", "ready") for e in run.events)
 
     def finish(self) -> Iterator[Run]:
         """Close the open run at the end of the input(s)."""

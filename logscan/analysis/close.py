@@ -217,7 +217,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     for s in sels.values():
         s.selection.ranks = sorted(s.ranks)
         selections.append(s.selection)
-    start_failure = run_parts.start_failure(run, pack, findings.items)
+    start_failure, crashed = run_parts.outcome(run, pack, findings.items)
     # a start that a line says failed (an error finding) ran no kernel: nothing to infer
     failed = start_failure is not None or any(
         f.severity == Severity.error and not f.inferred for f in findings.items.values())
@@ -249,4 +249,4 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                engine=info, config=run.config, selections=selections, findings=fl,
                worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
                unexplained=sorted(unexplained(run.events, ctx.rules, used, dropped) + ambiguous,
-                                  key=lambda u: u.line))
+                                  key=lambda u: u.line), serving_failure=crashed)

@@ -13,6 +13,7 @@ from ..formats.clip import clip
 from ..models import AttentionChoice, KvCache, StartFailure
 from ..packs.loader import Pack
 from .ladders import norm
+from .lifecycle import in_serving_loop, up_before
 from .runstate import RunState, SelectionGroup, kv_norm, kv_same
 from .uncaught import uncaught_start_failure
 
@@ -29,15 +30,27 @@ def quantization_source(run: RunState, pack: Pack) -> None:
 
 
 def start_failure(run: RunState, pack: Pack, findings: dict) -> Optional[StartFailure]:
-    """The first ``start_failure`` line of the run, and the raised exception that caused it.
+    """The failed start of the run (``outcome``'s first part), or None."""
+    return outcome(run, pack, findings)[0]
+
+
+def outcome(run: RunState, pack: Pack,
+            findings: dict) -> tuple[Optional[StartFailure], Optional[StartFailure]]:
+    """``(failed start, crash while serving)`` of the run: at most one of them is set.
+
+    The failure is the first ``start_failure`` line of the run, else a traceback the run never
+    recovered from (``uncaught.uncaught_start_failure``). When the source's server was up
+    before that line with no start marker since (``lifecycle.up_before``: a ready or HTTP 2xx
+    line of this run, of an earlier run, or of no run), it is a crash while serving (sglang#23548's
+    scheduler exception after ``Application startup complete``; vLLM ``EngineCore encountered a
+    fatal error`` after served requests), else a failed start.
 
     The cause is a finding whose line matches the pack's ``exception_line`` (the last line
     of a traceback, ``RuntimeError: ...``): the last one at or before the failure line (vLLM
     workers print their exception before ``EngineCore failed to start.``), else the first
-    after it (the traceback that follows the failure line). That finding gets ``fatal``.
-    Without such a line, a traceback the run never recovered from is the failed start
-    (``uncaught.uncaught_start_failure``); its cause is the first exception finding from its
-    first line on, else the traceback's own exception line.
+    after it (the traceback that follows the failure line); for a traceback, the first
+    exception finding from its first line on, else the traceback's own exception line. The
+    cause finding of a failed start gets ``fatal``.
     """
     ev = next((e for e in run.events if e.kind == "start_failure"), None)
     if ev is not None:
@@ -45,14 +58,11 @@ def start_failure(run: RunState, pack: Pack, findings: dict) -> Optional[StartFa
     else:
         sf = uncaught_start_failure(run)
         if sf is None:
-            return None
-    if any(e.kind == "ready" and e.line < sf.line for e in run.events):
-        # the engine said it came up (startup complete, Uvicorn running, server fired up) before
-        # this line: a crash while serving, not a failed start (sglang#23548's scheduler exception)
-        return None
+            return None, None
+    serving = up_before(run, sf.line) is not None or in_serving_loop(run, sf.line)
     pat = pack.meta.pack.exception_line
     if not pat:
-        return sf
+        return (None, sf) if serving else (sf, None)
     exc = regex.compile(pat)
     cands = [f for f in findings.values() if not f.inferred and exc.search(f.evidence)]
     before = [f for f in cands if f.line <= sf.line]
@@ -60,12 +70,15 @@ def start_failure(run: RunState, pack: Pack, findings: dict) -> Optional[StartFa
     if ev is None:  # the traceback's header comes first, its exception after it
         after = [f for f in cands if f.line >= sf.line]
         before = []
+    if serving:  # a crash's cause is its own exception, never one logged before the server came up
+        before = [f for f in before if up_before(run, f.line) is not None]
     cause = max(before, key=lambda f: f.line) if before else min(after, key=lambda f: f.line, default=None)
     if cause is not None:
-        key = next(k for k, f in findings.items() if f is cause)
-        findings[key] = cause.model_copy(update={"fatal": True})
+        if not serving:
+            key = next(k for k, f in findings.items() if f is cause)
+            findings[key] = cause.model_copy(update={"fatal": True})
         sf.cause_line, sf.cause = cause.line, clip(cause.evidence, 2000)
-    return sf
+    return (None, sf) if serving else (sf, None)
 
 
 #: ``Selection.reasoning`` prefix of a selection in a failed start (``formats/text.py`` marks it)

@@ -91,6 +91,11 @@ class RunState:
     #: reason to split the run at the next marker of the same start sequence
     start_line: Optional[int] = None
     engine_sure: bool = False  #: a line of the run named its engine (prefix, start marker, identity rule)
+    #: line of the last sign, before the run opened, that its source's server was up (a ready or
+    #: HTTP 2xx line in an earlier run or in no run) with no start marker after it (``lifecycle``)
+    up_line: Optional[int] = None
+    #: lines of the run's start markers (at most 256 kept): a failure after one is a start's again
+    start_lines: list[int] = field(default_factory=list)
     identified_by: Optional[str] = None  #: the first line that named the engine, in prose
 
 

@@ -10,9 +10,11 @@ llama.cpp ``server is listening``, trtllm-build ``Total time of building all eng
 rules of kind ``ready`` (``patterns/<engine>/rules/99-uncaught.toml``).
 
 A run with an ``uncaught`` line and no ``ready`` line is a failed start: its traceback was
-never recovered from, so none of its kernels served. A traceback the engine logs at WARNING
-level (the pack rules accept only error levels on prefixed lines) or one followed (or
-preceded) by a ready line is not.
+never recovered from, so none of its kernels served. After a ready (or HTTP 2xx) line of the
+same source it is a failure while serving instead (``lifecycle``, ``Run.serving_failure``). A
+traceback the engine logs at WARNING level (the pack rules accept only error levels on
+prefixed lines), one followed by a ready line, or one after which the same process logged
+more of its start (``lifecycle.last_progress``) is no failure.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import regex
 
 from ..formats.clip import clip
 from ..models import StartFailure
+from .lifecycle import last_progress, recovered_after
 from .runstate import RunState
 
 #: the last line of a Python traceback (``KeyError: 'type'``, ``torch.OutOfMemoryError: ...``)
@@ -33,12 +36,22 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
 
     ``line``/``evidence``: the run's first traceback line (its header, or the first frame an
     excerpt kept); ``cause_line``/``cause``: the exception line that ended it, when the log
-    kept one. None when the run has no ``uncaught`` event or has a ``ready`` event.
+    kept one. None when every ``uncaught`` event of the run was recovered from (a ``ready``
+    event after it) or survived (``lifecycle.last_progress``).
     """
     tb = [e for e in run.events if e.kind == "uncaught"]
-    if not tb or any(e.kind == "ready" for e in run.events):
+    if not tb:
         return None
-    first = tb[0]
+    # a traceback followed by a ready line was recovered from; one whose process then went on
+    # with its start (a later progress line of the same process and rank, below error level) was
+    # survived; the first one that was neither is the failure (``run_parts.outcome`` then tells a
+    # failed start from a failure after the server came up, ``lifecycle.up_before``)
+    last_ready = recovered_after(run)
+    went_on = last_progress(run)
+    first = next((e for e in tb if e.line > last_ready and went_on.get((e.process, e.rank), 0) <= e.line), None)
+    if first is None:
+        return None
+    tb = [e for e in tb if e.line >= first.line]
     sf = StartFailure(line=first.line, evidence=clip(first.message, 2000), rule=first.rule,
                       process=first.process)
     exc = [e for e in tb if _EXCEPTION.match(e.message)]

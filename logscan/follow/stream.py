@@ -78,11 +78,23 @@ class Stream:
                 "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
 
 
+def traceback_complete(run: Run) -> bool:
+    """Whether the uncaught traceback of ``run``'s failed start ended, as far as the lines read so
+    far show: its exception line (``SomeError: msg``, ``StartFailure.cause_line``) is the last line
+    the run recognised, and the traceback carries no process tag. A traceback cut after a frame is
+    not complete (its exception is still to come); a tagged one is a child's (vLLM ``(Worker_TP1
+    pid=..)``), whose parent may name the failure on its next line (``EngineCore failed to start.``),
+    which would then be the run's failed start: reporting the traceback first would flap."""
+    sf = run.start_failure
+    return (sf is not None and sf.process is None and sf.cause_line is not None
+            and sf.cause_line >= run.last_line)
+
+
 def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
     """``(seen, new)``: the keys already reported for ``run`` (a set the caller adds to as it
     reports) and ``(key, record)`` for each selection, finding or failed start of ``run`` not
-    reported before (``final`` False: an open run, whose uncaught-traceback failure waits for a
-    poll with no new line, or its close). Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
+    reported before (``final`` False: an open run, whose uncaught-traceback failure waits for the
+    end of its traceback, ``traceback_complete``, a poll with no new line, or its close). Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
     seen = s.reported.get(run.first_line)
     if seen is None:
         seen = s.reported[run.first_line] = set()
@@ -102,10 +114,11 @@ def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list
         if key not in seen:
             new.append((key, FollowRecord(type="finding", finding=f, **base)))
     sf = run.start_failure
-    # a failed start read from an uncaught traceback holds only once the run closed: a later
-    # line may say the server came up, or name the engine's own failure line (analysis/uncaught.py)
+    # a failed start read from an uncaught traceback holds once the traceback is complete: its
+    # exception line is the run's last recognised line at the end of a poll (a frame at the end may
+    # be followed by more frames), or at the next poll with no new line, or when the run closes
     if sf is not None and "x" not in seen:
-        if final or not is_uncaught(sf):
+        if final or not is_uncaught(sf) or traceback_complete(run):
             new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
         else:
             s.held_failure = True  # reported at the next poll with no new line, or at the close

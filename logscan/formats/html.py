@@ -126,6 +126,12 @@ def _run(run: Run) -> list[str]:
                    f'<div class="ev mono">{_e(sf.evidence[:500])}</div>'
                    + (f'<div class="ev mono">cause (line {sf.cause_line}): {_e((sf.cause or "")[:500])}</div>'
                       if sf.cause_line is not None else "") + "</div>")
+    if run.serving_failure is not None:
+        cf = run.serving_failure
+        out.append(f'<div class="finding warning"><b>failed while serving</b> at line {cf.line} '
+                   f'(the server had come up; not a failed start)<div class="ev mono">{_e(cf.evidence[:500])}</div>'
+                   + (f'<div class="ev mono">cause (line {cf.cause_line}): {_e((cf.cause or "")[:500])}</div>'
+                      if cf.cause_line is not None else "") + "</div>")
     if not run.selections:
         out.append("<p>no quantized kernel selection in this run</p>")
     for s in run.selections:

@@ -71,6 +71,12 @@ def _run(run: Run) -> list[str]:
         out.append(f"  start FAILED at line {sf.line}: {clip(sf.evidence, 300)}")
         if sf.cause_line is not None:
             out.append(f"      cause (line {sf.cause_line}): {clip(sf.cause or '', 300)}")
+    cf = run.serving_failure
+    if cf is not None:  # the server had come up: not a failed start (docs/lifecycle.md)
+        out.append(f"  failed WHILE SERVING at line {cf.line} (the server had come up; not START_FAILED): "
+                   f"{clip(cf.evidence, 300)}")
+        if cf.cause_line is not None:
+            out.append(f"      cause (line {cf.cause_line}): {clip(cf.cause or '', 300)}")
     if run.selections:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:
@@ -185,9 +191,11 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     if report.runs:
         sm = report.summary
         failed = sum(1 for r in report.runs if r.start_failure is not None)
+        serving = sum(1 for r in report.runs if r.serving_failure is not None)
         lines += ["", f"Summary: {sm.runs} run(s), {sm.selections} selection(s), {sm.findings} finding(s), "
                       f"{sm.unexplained} kernel-relevant line(s) not understood"
-                      + (f"; {failed} start(s) FAILED (START_FAILED)" if failed else "")]
+                      + (f"; {failed} start(s) FAILED (START_FAILED)" if failed else "")
+                      + (f"; {serving} failed while serving" if serving else "")]
     if gate is not None:
         lines += ([""] if lines else []) + _gate(gate)
     return "\n".join(report_line(line) for line in lines) + "\n" if lines else ""

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date
-from enum import Enum
-from typing import Literal, Optional
-
-from pydantic import BaseModel, Field
+from typing import Optional
 
 from ..models import Report, Run, Selection
 from ..formats.clip import clip
@@ -24,6 +21,8 @@ from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
 from .releases import Release, probe_versions, release_of
+# the result models live in .result; their names stay importable from here (formats, api, tests)
+from .result import VERDICT_ORDER, Allowance, Check, CodeRule, GatedReport, GateResult, Verdict  # noqa: F401
 
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
 INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, read error, a signal)
@@ -31,81 +30,6 @@ START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start 
 KERNEL_POLICY = "KERNEL_POLICY"
 LINES_NOT_READ = "LINES_NOT_READ"  #: an input with lines over the matching budget or skipped (``InputStats``)
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
-
-
-class Verdict(str, Enum):
-    """A check's outcome, and the gate's (the worst of its checks)."""
-
-    passed = "pass"
-    warn = "warn"
-    fail = "fail"
-
-
-VERDICT_ORDER = {Verdict.fail: 0, Verdict.warn: 1, Verdict.passed: 2}
-
-
-class Allowance(BaseModel):
-    """The allow-list entry that matched a check, and whether it had expired on the gate's date."""
-
-    reason: str
-    expires: date
-    expired: bool
-    where: str  #: ``policy.toml:14``
-
-
-class Check(BaseModel):
-    """One thing the gate judged: a selection, a finding, a missing selection, a baseline comparison.
-
-    ``code`` is a finding code (``patterns/findings.toml``) whenever the check is not a pass:
-    the rule id of SARIF results and the type of JUnit failures. ``line`` is 1-based in
-    ``source`` (None when the check concerns a whole input).
-    """
-
-    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure", "input"]
-    code: Optional[str] = None
-    name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
-    message: str
-    verdict: Verdict
-    decided_by: str  #: the policy rule (file:line) or ``default: no policy rule matched``
-    source: str
-    line: Optional[int] = None
-    run: Optional[int] = None  #: 1-based run number in the report
-    engine: Optional[str] = None
-    family: Optional[str] = None
-    kernel: Optional[str] = None
-    cost_class: Optional[str] = None
-    scheme: Optional[str] = None
-    evidence: Optional[str] = None
-    #: the engine's own reasons, verbatim log text (e.g. each kernel's refusal for KERNEL_NOT_FOUND)
-    reasons: list[str] = Field(default_factory=list)
-    allowance: Optional[Allowance] = None
-
-
-class CodeRule(BaseModel):
-    """A finding code as ``patterns/findings.toml`` describes it (SARIF rules, JUnit types)."""
-
-    severity: str
-    title: str
-    explanation: str
-
-
-class GateResult(BaseModel):
-    """The gate's answer: verdict (worst check), the checks in report order, what it used."""
-
-    verdict: Verdict
-    policy: str  #: the policy file, or ``default``
-    baseline: Optional[str] = None
-    date: date  #: the date allow-list expiry was judged on
-    counts: dict[str, int] = Field(default_factory=dict)  #: checks per verdict
-    checks: list[Check] = Field(default_factory=list)
-    changes: list[FamilyChange] = Field(default_factory=list)  #: the baseline comparison, family by family
-    codes: dict[str, CodeRule] = Field(default_factory=dict)  #: every code a check carries, described
-
-
-class GatedReport(Report):
-    """``logscan gate --format json``: the report with the gate's result beside it."""
-
-    gate: GateResult
 
 
 def _decide(policy: Policy, s: Subject, cmap: dict[str, str]) -> tuple[Verdict, str, str]:

@@ -19,6 +19,9 @@ RuleKind = Literal[
     # saying the server / engine came up. A run with an uncaught traceback and no ready line
     # is a failed start (analysis/uncaught.py, docs/fail-closed.md)
     "uncaught", "ready",
+    # ``progress``: a step of the start (weights loaded, KV cache sized): the process that logs it
+    # went on, so a traceback it printed before was survived (analysis/lifecycle.py)
+    "progress",
 ]
 
 
@@ -71,6 +74,10 @@ class Rule(_Strict):
     case_sensitive_keywords: bool = False
     #: fire only on lines whose prefix is one of this pack's line formats (broad, generic rules)
     prefixed_only: bool = False
+    #: a state, not an event (an HTTP 2xx access line: the server is up): only the first such line
+    #: after each start marker counts, and the prefilter passes only the first one after each of
+    #: its hits (``sources/sparse.py``), so millions of access lines cost no per-line work
+    sparse: bool = False
     #: the message is printed by a tool every engine runs (Triton, ptxas, the CUDA runtime), not
     #: by this pack's engine: its finding may be raised on any engine's run (analysis/trust.py)
     generic: bool = False

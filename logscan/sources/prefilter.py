@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from .literals import _containing, _head, _hex, ere_alternation, minimal_literals  # noqa: F401 (re-exported)
+from .sparse import with_sparse
 
 #: Environment variable that forces the engine: ``auto`` (default), ``hyperscan``, ``python``, ``off``.
 ENV = "LOGSCAN_PREFILTER"
@@ -73,6 +74,8 @@ def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
     for pack in packs.packs.values():
         gated: set[str] = set()
         for cr in pack.rules:
+            if cr.rule.sparse:
+                continue  # searched apart, once per stretch (sources/sparse.py)
             if cr.rule.prefixed_only:
                 gated.update(cr.rule.keywords)
             elif cr.rule.case_sensitive_keywords:
@@ -134,7 +137,8 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     key = ("prefilter", choice)
     if key not in cache:  # compiling a Hyperscan database takes ~0.1 s: once per PackSet
         everywhere, gates, sensitive = pack_keywords(packs)
-        cache[key] = Prefilter(everywhere, choice, gates, sensitive, getattr(packs, "memo", None))
+        pre = Prefilter(everywhere, choice, gates, sensitive, getattr(packs, "memo", None))
+        cache[key] = with_sparse(pre, packs)
     return cache[key]
 
 

@@ -1,0 +1,106 @@
+"""Keywords of ``sparse`` rules: a state the log repeats on every line of a kind, read once a stretch.
+
+An HTTP access line with a 2xx status says the server is up (analysis/lifecycle.py), and a
+serving engine writes one per request: a quarter of a long-running server's log. Only the first
+one after each start marker changes anything, so such rules are ``sparse`` (``Rule.sparse``):
+
+- the prefilter (``SparsePrefilter``) keeps, per buffer, the first line holding a sparse keyword
+  and matching a sparse rule's pattern from the buffer's start, and the first after each of the
+  plain prefilter's hits (every start marker line is such a hit), found with ``bytes.find`` (C
+  speed, no per-line work but for the few candidate lines);
+- the matcher (``logscan.match``) gives a sparse rule only the first line after the input's start
+  or the last start-marker event, and none after it until the next one.
+
+The sparse events are then the same with and without the prefilter (the first sparse line after a
+start marker follows a hit), so the report is too; the one way they could differ is a line the
+pattern matches that the matcher gives to another rule first or hides as an engine's opaque
+shape (a prompt quoting an access line), which the tests' runtime logs never hold.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+
+def sparse_rules(packs) -> tuple[list[bytes], list]:
+    """``(keywords, regexes)`` of every ``sparse`` rule of ``packs`` (a ``PackSet``): the keywords
+    as UTF-8 bytes, searched case-sensitively (a sparse rule sets ``case_sensitive_keywords``), and
+    the rules' compiled patterns, which a candidate line must match (searched on the whole line:
+    a sparse pattern is not anchored at the message's start)."""
+    lits: set[bytes] = set()
+    rxs = []
+    for pack in packs.packs.values():
+        for cr in pack.rules:
+            if cr.rule.sparse:
+                lits.update(k.encode("utf-8") for k in cr.rule.keywords if k)
+                rxs.append(cr.regex)
+    return sorted(lits), rxs
+
+
+class SparsePrefilter:
+    """A ``Prefilter`` (``inner``) whose hits also hold, per buffer, the first line matching a
+    sparse rule (one of ``literals``, then one of ``regexes``) at or after the buffer's start and
+    after each of the inner hits. Every other attribute is the inner prefilter's."""
+
+    def __init__(self, inner, literals: list[bytes], regexes: list):
+        self.inner = inner
+        self.sparse = list(literals)
+        self.regexes = list(regexes)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
+        """Sorted offsets in ``buf`` (the inner hits plus the sparse ones); ``ascii`` as
+        ``Prefilter.hits`` takes it (``buf.isascii()`` when the caller has it)."""
+        out = self.inner.hits(buf, ascii)
+        extra: list[int] = []
+        found = -1  # the last sparse offset added: a start before it finds it again
+        nxt: dict[bytes, int] = {}  # literal -> its next offset at or after the last search (-1: none)
+        for start in [0] + out:
+            if start <= found:
+                continue
+            at = self._first(buf, start, nxt)
+            if at is None:
+                break  # no sparse line after this start, hence none after any later one
+            extra.append(at)
+            found = at
+        if not extra:
+            return out
+        return sorted(set(out) | set(extra))
+
+    def _first(self, buf: bytes, start: int, nxt: dict[bytes, int]) -> Optional[int]:
+        """Offset of the first sparse keyword at or after ``start`` whose line matches a sparse
+        rule. ``nxt`` caches each literal's next offset: the starts only grow, so each literal's
+        occurrences are searched once per buffer (a literal absent from it costs one search)."""
+        while True:
+            best = None
+            for lit in self.sparse:
+                i = nxt.get(lit, -2)
+                if i == -1:
+                    continue  # not in the rest of the buffer
+                if i < start:
+                    i = nxt[lit] = buf.find(lit, start)
+                    if i < 0:
+                        continue
+                if best is None or i < best:
+                    best = i
+            if best is None:
+                return None
+            ls = buf.rfind(b"\n", 0, best) + 1
+            le = buf.find(b"\n", best)
+            le = len(buf) if le < 0 else le
+            line = buf[ls:le].decode("utf-8", "replace")
+            if any(_rx(rx).search(line) for rx in self.regexes):
+                return best
+            start = le + 1  # a keyword in a line of another shape (a prompt): look on
+
+
+def _rx(rx):
+    compiled = getattr(rx, "compiled", None)
+    return compiled() if compiled is not None else rx
+
+
+def with_sparse(prefilter, packs):
+    """``prefilter`` wrapped in a ``SparsePrefilter`` when ``packs`` have sparse rules, else itself."""
+    lits, rxs = sparse_rules(packs)
+    return SparsePrefilter(prefilter, lits, rxs) if lits else prefilter

@@ -1,0 +1,60 @@
+"""Sparse rules (an HTTP 2xx access line: the server is up) cost no per-line work on a runtime log:
+the prefilter passes the first matching line of a buffer and the first after each of its other
+hits, the matcher reads only the first after each start marker (logscan/sources/sparse.py)."""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+
+from logscan.packs.loader import default_packs
+from logscan.sources.prefilter import make_prefilter
+from logscan.sources.sparse import SparsePrefilter
+from tests.conftest import ROOT
+
+
+def _bench():
+    """bench/throughput.py (its ``runtime_lines``: request, metrics and access lines of vLLM)."""
+    spec = importlib.util.spec_from_file_location("throughput", ROOT / "bench" / "throughput.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+BENCH = _bench()
+
+
+def _lines_of(buf: bytes, offsets: list[int]) -> set[int]:
+    return {buf.count(b"\n", 0, o) for o in offsets}
+
+
+def test_runtime_noise_passes_one_sparse_line_per_buffer():
+    pf = make_prefilter(default_packs(), "python")
+    assert isinstance(pf, SparsePrefilter) and b'HTTP/1.1" 2' in pf.sparse
+    lines = list(itertools.islice(BENCH.runtime_lines(seed=1), 20000))
+    buf = ("\n".join(lines) + "\n").encode()
+    assert sum(1 for x in lines if 'HTTP/1.1" 2' in x or "Added request" in x) > 1000
+    inner = _lines_of(buf, pf.inner.hits(buf))
+    extra = _lines_of(buf, pf.hits(buf)) - inner
+    assert 1 <= len(extra) <= 1 + len(inner) and len(inner) < 100  # not one per access line
+
+
+def test_a_sparse_line_after_each_plain_hit():
+    """After each start-marker line (a plain hit), the first access line is passed again."""
+    pf = make_prefilter(default_packs(), "python")
+    noise = list(itertools.islice(BENCH.runtime_lines(seed=2), 400))
+    banner = "INFO 09-18 11:40:02 [api_server.py:1805] vLLM API server version 0.10.2"
+    text = noise[:200] + [banner] + noise[200:]
+    buf = ("\n".join(text) + "\n").encode()
+    got = _lines_of(buf, pf.hits(buf))
+    inner = _lines_of(buf, pf.inner.hits(buf))
+    assert 200 in inner
+    first_after = next(i for i, x in enumerate(text) if i > 200 and ('HTTP/1.1" 2' in x or "Added request" in x))
+    assert first_after in got and first_after not in inner
+    assert len(got - inner) <= 1 + len(inner)
+
+
+def test_a_keyword_in_a_line_of_another_shape_is_looked_past():
+    pf = make_prefilter(default_packs(), "python")
+    buf = (b'prompt quoting request: GET /x and HTTP/1.1" 2 but no access line\n'
+           b'INFO:     127.0.0.1:1 - "GET /v1/models HTTP/1.1" 200 OK\n')
+    assert _lines_of(buf, pf.hits(buf)) == {1}

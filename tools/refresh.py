@@ -117,20 +117,20 @@ class Templates:
         return th.dumps(engine, self.releases, self.held)
 
 
-def rule_templates_of(engine: str, tree: Path, known: dict[str, dict]) -> dict[str, dict]:
+def rule_templates_of(engine: str, tree: Path, known: dict[str, dict], cache: bool = False) -> dict[str, dict]:
     """The templates of one release tree that some pack rule's example comes from.
 
     The most specific template of an example is chosen among this release's templates and
     the ``known`` ones (the history's), as when the history was built over every release, so
-    that a release lacking an example's own template does not credit a vaguer one."""
+    that a release lacking an example's own template does not credit a vaguer one
+    (``derive_templates.release_rule_templates``). ``cache``: reuse / keep the release's read in
+    the tree (``derive_templates.release_templates``; for ``--from-dir`` trees)."""
     sys.path.insert(0, str(ROOT))
     from logscan.packs.loader import load_packs
 
     rules = [cr.rule for cr in load_packs(ROOT / "patterns").packs[engine].rules]
     root = ds.find_sglang_root(tree) if engine == "sglang" else dl.find_vllm_root(tree)
-    mine = dt.release_templates(root, engine)
-    got = dt.rule_templates(rules, {"0": mine, "1": {t: v["level"] for t, v in known.items()}})
-    return {t: {"level": mine[t]} for t in got if t in mine}
+    return dt.release_rule_templates(rules, dt.release_templates(root, engine, cache=cache), known)
 
 
 def template_lines(old: set[str], new: set[str]) -> list[str]:
@@ -192,7 +192,8 @@ def run(argv: Optional[list[str]] = None, out=sys.stdout) -> int:
     ap.add_argument("--missing", action="store_true", help="every release on the index the history lacks")
     ap.add_argument("--check", action="store_true", help="compare the shipped history with the source; write nothing")
     ap.add_argument("--source", type=Path, help="a local tree holding the engine package (one version)")
-    ap.add_argument("--from-dir", type=Path, help="a folder of <version>/ trees")
+    ap.add_argument("--from-dir", type=Path, help="a folder of <version>/ trees (each release's "
+                    "template read is cached in its tree: .templates-<engine>.json)")
     ap.add_argument("--history", type=Path, help="history file (default patterns/<engine>/ladder-history.toml)")
     ap.add_argument("--templates", type=Path, help="template history file "
                     "(default patterns/<engine>/template-history.toml)")
@@ -226,7 +227,7 @@ def run(argv: Optional[list[str]] = None, out=sys.stdout) -> int:
         for v in sorted(set(versions), key=Version):
             tree = src.tree(v)
             got = derive_release(args.engine, tree)
-            matched = rule_templates_of(args.engine, tree, tmpl.held)
+            matched = rule_templates_of(args.engine, tree, tmpl.held, cache=args.from_dir is not None)
             src.done(v)
             if args.check:
                 lines = (lh.summarize(releases[v], got, v, f"{v} source") if v in releases

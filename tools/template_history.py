@@ -60,6 +60,9 @@ def main(argv=None) -> int:
     ap.add_argument("engine", choices=["vllm", "sglang"])
     ap.add_argument("--from-dir", type=Path, required=True)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--no-cache", action="store_true", help="read every release again, ignoring and "
+                    "not writing <dir>/<version>/.templates-<engine>.json (the cached read of a release, "
+                    "kept by the same reader only: tools/derive_templates.py reader_key)")
     args = ap.parse_args(argv)
     dt = _tool("derive_templates")
     sys.path.insert(0, str(ROOT))
@@ -77,7 +80,7 @@ def main(argv=None) -> int:
     if not rels:
         print(f"template_history: no <version>/{args.engine}/ tree under {args.from_dir}", file=sys.stderr)
         return 2
-    by_rel = {r: dt.release_templates(args.from_dir / r, args.engine) for r in rels}
+    by_rel = {r: dt.release_templates(args.from_dir / r, args.engine, cache=not args.no_cache) for r in rels}
     rules = [cr.rule for cr in load_packs(ROOT / "patterns").packs[args.engine].rules]
     got = dt.rule_templates(rules, by_rel)
     out = args.out or ROOT / "patterns" / args.engine / "template-history.toml"

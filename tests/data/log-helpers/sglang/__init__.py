@@ -1,0 +1,1 @@
+raise RuntimeError("tests read this tree with ast; it must never be imported")

@@ -1,6 +1,6 @@
-"""``logscan follow`` reports a failed start read from an uncaught traceback at the end of the
-traceback (its exception line is the run's last line when a poll ends), not one quiet poll late;
-a traceback cut after a frame still waits for a quiet poll or the close (logscan/follow/stream.py).
+"""``logscan follow`` reports a failed start read from an uncaught traceback once the stream is
+quiet (a poll with no new line) or closed, never at the end of a poll that lines may still follow:
+the next lines could say the run went on, or name the engine's own failure (logscan/follow/stream.py).
 
 Real logs: tests/data/trtllm-2052.log (ends with ``KeyError: 'type'``), tests/data/lmdeploy-2788.log
 (the excerpt ends on a frame), see tests/data/README.md.
@@ -25,11 +25,13 @@ def _follow(packs, path: Path) -> tuple[Follower, io.StringIO]:
     return Follower([str(path)], packs, out, idle_flush=3600), out
 
 
-def test_a_complete_traceback_is_reported_in_the_poll_that_read_it(packs, tmp_path):
+def test_a_complete_traceback_is_reported_at_the_first_quiet_poll(packs, tmp_path):
     path = tmp_path / "engine.log"
     path.write_bytes((DATA / "trtllm-2052.log").read_bytes())
     f, out = _follow(packs, path)
     f.poll_once()
+    assert _failures(out) == []  # lines may still come: a ready line, or the engine's own failure
+    f.poll_once()  # no new line
     (rec,) = _failures(out)
     assert rec["start_failure"]["cause"] == "KeyError: 'type'"
     f.poll_once()
@@ -57,3 +59,25 @@ def test_a_ready_line_after_the_traceback_in_the_same_poll_reports_no_failure(pa
     f.poll_once()
     f.end_all()
     assert _failures(out) == []
+
+
+def test_the_engines_own_failure_line_after_the_poll_wins(packs, tmp_path):
+    """A poll ends at an untagged traceback's exception line (vllm-150: ``ERROR [..] KeyError``);
+    the next poll brings the engine's own failure line (vllm-155: ``EngineCore failed to start.``):
+    follow's one record is the failed start scan reports for the whole file (the e2e test's case)."""
+    from logscan.pipeline import scan_inputs
+    from tests.conftest import FIXTURES
+
+    path = tmp_path / "engine.log"
+    path.write_bytes((FIXTURES / "vllm" / "vllm-150.log").read_bytes())
+    f, out = _follow(packs, path)
+    f.poll_once()
+    with path.open("ab") as fh:
+        fh.write((FIXTURES / "vllm" / "vllm-155.log").read_bytes())
+    f.poll_once()
+    f.poll_once()
+    f.end_all()
+    (run,) = [r for r in scan_inputs([str(path)]).runs if r.start_failure is not None]
+    assert run.start_failure.evidence == "EngineCore failed to start."
+    (rec,) = _failures(out)
+    assert rec["start_failure"]["line"] == run.start_failure.line

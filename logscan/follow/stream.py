@@ -78,23 +78,11 @@ class Stream:
                 "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
 
 
-def traceback_complete(run: Run) -> bool:
-    """Whether the uncaught traceback of ``run``'s failed start ended, as far as the lines read so
-    far show: its exception line (``SomeError: msg``, ``StartFailure.cause_line``) is the last line
-    the run recognised, and the traceback carries no process tag. A traceback cut after a frame is
-    not complete (its exception is still to come); a tagged one is a child's (vLLM ``(Worker_TP1
-    pid=..)``), whose parent may name the failure on its next line (``EngineCore failed to start.``),
-    which would then be the run's failed start: reporting the traceback first would flap."""
-    sf = run.start_failure
-    return (sf is not None and sf.process is None and sf.cause_line is not None
-            and sf.cause_line >= run.last_line)
-
-
 def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
     """``(seen, new)``: the keys already reported for ``run`` (a set the caller adds to as it
     reports) and ``(key, record)`` for each selection, finding or failed start of ``run`` not
-    reported before (``final`` False: an open run, whose uncaught-traceback failure waits for the
-    end of its traceback, ``traceback_complete``, a poll with no new line, or its close). Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
+    reported before (``final`` False: an open run, whose uncaught-traceback failure waits for a
+    poll with no new line, or its close). Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
     seen = s.reported.get(run.first_line)
     if seen is None:
         seen = s.reported[run.first_line] = set()
@@ -114,11 +102,13 @@ def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list
         if key not in seen:
             new.append((key, FollowRecord(type="finding", finding=f, **base)))
     sf = run.start_failure
-    # a failed start read from an uncaught traceback holds once the traceback is complete: its
-    # exception line is the run's last recognised line at the end of a poll (a frame at the end may
-    # be followed by more frames), or at the next poll with no new line, or when the run closes
+    # a failed start read from an uncaught traceback is "no later line shows the run went on"
+    # (analysis/uncaught.py): it holds only once the stream went quiet (a poll with no new line)
+    # or the run closed; a poll that merely ended while lines still arrive cannot know that a
+    # later line will not say the server came up, show start-up progress (a survived traceback),
+    # or name the engine's own failure line, which scan would report instead
     if sf is not None and "x" not in seen:
-        if final or not is_uncaught(sf) or traceback_complete(run):
+        if final or not is_uncaught(sf):
             new.append(("x", FollowRecord(type="start_failure", start_failure=sf, **base)))
         else:
             s.held_failure = True  # reported at the next poll with no new line, or at the close

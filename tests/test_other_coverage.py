@@ -40,3 +40,26 @@ def test_tgi_json_mode_is_a_tracing_json_record():
 def test_placeholders_are_filled():
     assert oc.render("Using {loader} for target '{target}' %s") .count("{") == 0
     assert oc.render("Default `max_batch_prefill_tokens` to {value}").endswith("to 4096")
+
+
+#: deep coverage reached on the bundled templates (docs/other-engine-coverage.md): a floor, so a
+#: rule change that loses a sentence fails here; raise it when coverage grows
+DEEP_FLOOR = {"tgi": (50, 60), "lmdeploy": (36, 41), "mlc-llm": (15, 16)}  # (one log, isolated)
+
+
+@pytest.mark.parametrize("engine", oc.ENGINES)
+def test_deep_coverage_does_not_drop_below_its_floor(engine):
+    one_log, isolated = DEEP_FLOOR[engine]
+    shared = oc.coverage(engine, deep=True)
+    alone = oc.coverage(engine, deep=True, isolated=True)
+    assert shared["hit"] >= one_log, "\n".join(shared["misses"])
+    assert alone["hit"] >= isolated, "\n".join(alone["misses"])
+    # every format names the engine (a lone ValueError line may stay unknown, none names another)
+    assert all(f["identified"] for f in shared["formats"].values()), shared["formats"]
+    assert all(f["identified"] for f in alone["formats"].values())
+
+
+def test_the_floor_measures_something():
+    """The deep count is below the shallow one: --deep does filter (a bare topic match is not deep)."""
+    deep, shallow = oc.coverage("mlc-llm", deep=True), oc.coverage("mlc-llm", deep=False)
+    assert deep["hit"] < shallow["hit"] <= shallow["total"] == 30

@@ -63,7 +63,7 @@ BRACE = re.compile(r"\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
 #: placeholder word -> plausible value; first match on the expression (lower case) wins
 FILL = [
     ("exllama", "2"), ("attention", "flashinfer"), ("prefix_caching", "True"),
-    ("system", "cuda"), ("card", "nvidia-a100"), ("module", "kernels-community/quantization"),
+    ("system", "cuda"), ("card", "nvidia-a100"), ("module", "quantization"),
     ("loader", "GPTQMarlinWeightsLoader"), ("target", "Linear"), ("__class__", "W8ANFpLoader"),
     ("quantization_type", "W8A8"), ("scale", "static"), ("symmetric", "symmetric"),
     ("model_path", "/models/Qwen2-VL-7B-Instruct-AWQ"), ("model_format", "awq"),
@@ -71,7 +71,7 @@ FILL = [
     ("groupsize", "64"), ("supported_bits", "[4, 8]"), ("supported", "[128]"), ("bits", "3"),
     ("in_features", "4096"), ("out_features", "11008"), ("quant_config", "{'quant_method': 'fp8'}"),
     ("_format", "float-quantized"), ("_num_bits", "8"), ("_type", "float"), ("fmt", "e5m2"),
-    ("impl_cls", "DeepGemmBlockedF8"), ("layer_type", "LinearW8A8"), ("mod_name", "dlinfer"),
+    ("impl_cls", "TritonLinearBlockedF8Impl"), ("layer_type", "LinearW8A8"), ("mod_name", "dlinfer"),
     ("message", "dlinfer is not installed"), ("desc", "sm80_bf16_u4g128_bf16"),
     ("kernel_name", "sm80_s16816gemm_bf16_u4g128"), ("calibration", "max"),
     ("dtype", "float8_e5m2"), ("e", "No module named 'flash_attn_2_cuda'"),
@@ -140,8 +140,9 @@ def message(t: dict) -> str:
     """The message a template prints. A ``__str__`` template is no line of its own: TGI prints a
     compressed-tensors loader's ``__str__`` only inside ``Using {loader} for compressed-tensors
     target '{target}'`` (``layers/compressed_tensors/loader.py``; tgi.md section 2.5)."""
-    msg = render(t["template"])
-    if str(t.get("function", "")).endswith(".__str__") and t.get("engine") == "tgi":
+    fn = str(t.get("function", ""))
+    msg = render(t["template"].replace("{self.__class__.__name__}", fn.split(".")[0] if "." in fn else "{self.__class__.__name__}"))
+    if fn.endswith(".__str__") and t.get("engine") == "tgi":
         return f"Using {msg} for compressed-tensors target 'Linear'"
     return msg
 

@@ -88,7 +88,7 @@ PCT_CONTEXT = [
     ("nn.Linear", '"model.layers.0.mlp.down_proj"'), ("weight.shape", "[4096, 11008]"),
     ("out_dtype", "float16"), ("key", "((4096, 11008), float16, cuda)"),
     ("CUDA architecture", "sm_90"), ("target device", "cuda:0"), ("device:", "cuda:0"),
-    ("configuration of", "Found"), ("target:", "{'kind': 'cuda', 'arch': 'sm_90'}"),
+("target:", "{'kind': 'cuda', 'arch': 'sm_90'}"),
     ("model lib", "/root/.cache/mlc_llm/model_lib/abc.so"), ("library model", "/models/lib.so"),
     ("metadata", "{'quantization': 'q4f16_1'}"), ("TM_LOG_LEVEL", "REQUEST"),
 ]
@@ -100,7 +100,7 @@ def fill_expr(expr: str) -> str:
     if lit:  # MLC-LLM CompileArgs.display: {bold('--quantization'):<25} (ANSI stripped)
         return lit.group(1).ljust(int(lit.group(2) or 0))
     e = expr.lower()
-    for word, value in FILL:
+    for word, value in sorted(FILL, key=lambda wv: -len(wv[0])):  # the most specific word first
         if word == e or (len(word) > 2 and word in e):
             return value
     return "128"
@@ -126,10 +126,18 @@ def render(template: str) -> str:
             out.append("90")
         else:
             before = template[max(0, start - 24):start]
-            used = {t for t in out}
-            value = next((v for w, v in PCT_CONTEXT if w in before), "value")
-            if value == "Found" and "Found" in used:
-                value = "cuda:0"
+            if start == 0:  # MLC-LLM: '%s device: ..' / '%s target: ..' / '%s = %s. Can be one of'
+                value = "MLC_JIT_POLICY" if "Can be one of" in template else "Found"
+            elif before.endswith("= "):
+                value = "ON"
+            elif before.endswith("device: ") and template[end:end + 1] == ":":
+                value = "cuda"
+            elif before.endswith(":") and template[start - 2:start] == "s:":
+                value = "0"
+            elif "configuration of target device" in template[:start] and template[start - 3:start] == '": ':
+                value = '{"thread_warp_size": 32, "arch": "sm_90", "max_threads_per_block": 1024}'
+            else:
+                value = next((v for w, v in PCT_CONTEXT if w in before), "value")
             out.append(value)
         pos = end
     out.append(template[pos:])

@@ -81,7 +81,8 @@ FILL = [
     ("quantization", "q4f16_1"), ("status", "frozen"), ("group_name", "group_0"),
     ("err", "RuntimeError: CUDA error: no kernel image is available"), ("block", "128"),
     ("weights.loader", "Fp8Loader"), ("value", "4096"), ("available", "['qweight']"),
-    ("pfx", "'model.layers.0.mlp'"), ("_formats", "['awq', 'gptq']"), ("self.opt", "flashinfer=1;cutlass=1"),
+    ("pfx", "'model.layers.0.mlp'"), ("_formats", "['awq', 'gptq']"), ("int(self.", "1"),
+    ("self.opt", "flashinfer=1;cublas_gemm=1;faster_transformer=0;cudagraph=1;cutlass=1"),
 ]
 #: %s placeholders carry no name: the words just before them name the value
 PCT_CONTEXT = [
@@ -90,7 +91,7 @@ PCT_CONTEXT = [
     ("CUDA architecture", "sm_90"), ("target device", "cuda:0"), ("device:", "cuda:0"),
 ("target:", "{'kind': 'cuda', 'arch': 'sm_90'}"),
     ("model lib", "/root/.cache/mlc_llm/model_lib/abc.so"), ("library model", "/models/lib.so"),
-    ("metadata", "{'quantization': 'q4f16_1'}"), ("TM_LOG_LEVEL", "REQUEST"),
+    ("metadata", "{'model_type': 'llama', 'quantization': 'q4f16_1', 'context_window_size': 4096}"), ("TM_LOG_LEVEL", "REQUEST"),
 ]
 
 

@@ -294,15 +294,19 @@ def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order
 
     For each rung of a derived if/elif registry (gate sources stored), the terms ``ladder``
     evaluates come from a snapshot: the registry's ``gates``, else the kernel's (``kfrom``: the
-    snapshot release each kernel entry was taken from). When the rung's gate source at
-    ``release`` differs from its source at that snapshot's release (or that release has no such
-    rung, or no terms were recorded), the rung gets ``release``'s own terms from the history
-    (``terms``), else one ``opaque`` term saying the gate is not known for ``release``; its own
-    opaque atoms say so too. Sets ``Registry.gates`` (it takes precedence over the kernel's)."""
+    snapshot release each kernel entry was taken from); where a snapshot records none, from the
+    planning overlay (``patterns/planning/sglang.toml``, read from the newest snapshot's code).
+    When the rung's gate source at ``release`` differs from its source at that release (or that
+    release has no such rung), and the two do not translate to the same structured terms, the
+    rung gets ``release``'s own terms from the history (``terms``), else one ``opaque`` term
+    saying the gate is not known for ``release``; its own opaque atoms say so too. Sets
+    ``Registry.gates`` and names the rung in ``Registry.own_gates`` (they then take precedence
+    over the kernel's and the overlay's)."""
+    newest = max((lf.version for lf in order), key=_v, default=None)
     for j, r in enumerate(regs):
         if r.name not in history.derived:
             continue
-        new = dict(r.gates)
+        new, mine = dict(r.gates), []
         for p, rungs in r.platforms.items():
             for k in rungs:
                 own = history.gate_of(release, r.name, p, k)
@@ -313,11 +317,13 @@ def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order
                     recorded = True
                 else:
                     at, recorded = kfrom.get(k), bool(k in kernels and kernels[k].gates)
+                if not recorded:
+                    at = newest  # terms recorded elsewhere (the planning overlay) were read from the newest snapshot
                 theirs = history.gate_of(at, r.name, p, k) if at else None
                 if theirs == own:
                     continue  # the snapshot describes this release's code
                 terms = history.terms_of(r.name, own)
-                if recorded and theirs is not None and terms and _same_terms(terms, history.terms_of(r.name, theirs)):
+                if theirs is not None and terms and _same_terms(terms, history.terms_of(r.name, theirs)):
                     continue  # another spelling of the same test (get_platform().is_sm100 = is_sm100_supported())
                 if terms is None or (not terms and recorded):
                     # no terms (or an unconditional branch where the snapshot's terms were for another test)
@@ -326,12 +332,13 @@ def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order
                         f"{at or 'the snapshots'}'s `{theirs}`" + ("" if terms is None else " (now unconditional)")
                         + (" and no terms are recorded" if terms is None else "")), source=own)]
                 else:
-                    terms = [t.model_copy(update={"text": f"{t.text} (not structured; {release}'s own gate)"})
+                    terms = [t.model_copy(update={"text": f"{t.text} ({release}'s own gate)"})
                              if t.kind == "opaque" else t for t in terms]
                 if terms:
                     new[k] = terms
-        if new != r.gates:
-            regs[j] = r.model_copy(update={"gates": new})
+                    mine.append(k)
+        if mine:
+            regs[j] = r.model_copy(update={"gates": new, "own_gates": mine})
 
 
 class Ladders(Mapping):

@@ -288,6 +288,14 @@ def _same_terms(a: list[GateTerm], b: Optional[list[GateTerm]]) -> bool:
     return [_bare(t) for t in a] == [_bare(t) for t in b]
 
 
+def _overlay_has(engine: str, registry: str, release: str, rung: str) -> bool:
+    """Whether the engine's planning overlay records non-empty terms for ``rung`` of ``registry``."""
+    from ..analysis.overlay import load_overlay, moe_gates  # analysis data, read only when composing
+
+    mg = moe_gates(load_overlay(engine), registry, release)
+    return bool(mg is not None and mg.gates.get(rung))
+
+
 def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order: list[LadderFile],
                kernels: dict[str, LadderKernel], kfrom: dict[str, str]) -> None:
     """Fail closed on gates a snapshot describes for another release's code.
@@ -334,6 +342,12 @@ def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order
                 else:
                     terms = [t.model_copy(update={"text": f"{t.text} ({release}'s own gate)"})
                              if t.kind == "opaque" else t for t in terms]
+                    if recorded or _overlay_has(history.file.engine, r.name, release, k):
+                        # the branch test says when the chain dispatches to the rung; what the
+                        # kernel needs to run there was recorded for another release only
+                        terms.append(GateTerm(kind="opaque", text=(
+                            f"what {k} needs to run beyond its dispatch test is recorded for "
+                            f"{at or 'another release'}'s code, not {release}'s")))
                 if terms:
                     new[k] = terms
                     mine.append(k)

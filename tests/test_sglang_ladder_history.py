@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 
 import pytest
@@ -130,10 +131,19 @@ def test_refresh_derives_diffs_and_writes_a_new_release(tmp_path):
     assert "gate changed    initialize_fp4_gemm_config [CUDA] marlin: " in out and "cuda_at_least(12, 0)" in out
     new, old = lh.expand(lh.load(hist)), lh.expand(lh.load(SHIPPED))
     assert list(new)[-1] == "0.5.24" and all(new[r] == old[r] for r in old)
-    assert len(hist.read_text()) - len(SHIPPED.read_text()) < 3000  # ranges extend, nothing is copied
+    (o_new, t_new, n_new), (o_old, t_old, n_old) = _parts(hist.read_text()), _parts(SHIPPED.read_text())
+    assert o_new - o_old < 3000  # ranges extend, nothing is copied
+    assert n_new > n_old and t_new - t_old < 400 * (n_new - n_old)  # terms: once per new gate text
     assert "handmade = " in hist.read_text()
     rc, out = _refresh("sglang", "0.5.24", "--check", "--source", str(TREE), "--history", str(hist))
     assert (rc, out.splitlines()[0]) == (0, "sglang 0.5.24: shipped == source")
+
+
+def _parts(text: str) -> tuple[int, int, int]:
+    """Bytes outside the ``terms`` blocks, bytes inside them, and the number of gate texts they hold."""
+    blocks = re.findall(r"^terms = \[\n(.*?)^\]\n", text, re.M | re.S)
+    rest = re.sub(r"^terms = \[\n.*?^\]\n", "", text, flags=re.M | re.S)
+    return len(rest), sum(len(b) for b in blocks), sum(b.count("\n") for b in blocks)
 
 
 def test_check_exits_1_when_the_shipped_data_differs_from_the_source():

@@ -199,7 +199,13 @@ def _ladder(recipe: dict, rel: str, node: ast.AST) -> Derived:
         inner = site.gates[-1] if site.gates else ""  # the branch's own test, when positive
         plat = next((p for key, p in plat_of.items() if key in inner and not inner.startswith("not (")), default)
         if (plat, rung) in seen:
-            continue  # the first branch that reaches a rung is its place on the ladder
+            # the first branch that reaches a rung is its place on the ladder; any later branch
+            # reaching it widens its gate (A or B; an unconditional one makes it ``always``)
+            i = out.platforms[plat].index(rung)
+            have = out.gates[plat][i]
+            if have != "always" and gate != have:
+                out.gates[plat][i] = "always" if gate == "always" else f"({have}) or ({gate})"
+            continue
         seen.add((plat, rung))
         out.platforms.setdefault(plat, []).append(rung)
         out.gates.setdefault(plat, []).append(gate)

@@ -81,10 +81,46 @@ def compress(engine: str, source: str, releases: dict[str, Release],
                         o["gates"] = list(g)
                     reg["orderings"].append(o)
     out = list(regs.values())
+    if engine == "sglang":
+        add_terms(out)
     for h in handmade or []:
         out.append({"name": h["name"], "kind": "if_chain", "file": h.get("file", ""), "orderings": [],
                     "handmade": h["why"]})
     return {"engine": engine, "source": source, "releases": rels, "registry": out}
+
+
+def add_terms(registries: list[dict]) -> None:
+    """Give each registry with gate sources its ``terms``: one ``{gate, terms}`` per distinct gate
+    text of its orderings (first-sight order), the text read by ``tools/sglang_gate_terms.py``
+    (unknown atoms become ``opaque`` terms). Stored once per text, not per rung or release."""
+    sys.path.append(str(Path(__file__).resolve().parent))
+    from _common import tool
+
+    sg = tool("sglang_gate_terms")
+    for reg in registries:
+        texts = list(dict.fromkeys(g for o in reg.get("orderings", []) for g in o.get("gates", [])))
+        if texts:
+            reg["terms"] = [{"gate": g, "terms": _no_source(sg.translate(reg["name"], g))} for g in texts]
+
+
+def _no_source(terms: list[dict]) -> list[dict]:
+    """Terms without their ``source`` (the gate text beside them says it; keeps the file small)."""
+    return [{k: ([_no_source(o) for o in v] if k == "options" else v) for k, v in t.items() if k != "source"}
+            for t in terms]
+
+
+def _inline(v) -> str:
+    """A value as inline TOML (strings as JSON strings; tables with false / empty keys dropped)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, str):
+        return _s(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_inline(x) for x in v) + "]"
+    items = [(k, x) for k, x in v.items() if x not in (False, None, "", [])]
+    return "{ " + ", ".join(f"{k} = {_inline(x)}" for k, x in items) + " }" if items else "{}"
 
 
 def load(path: Path) -> Optional[dict]:
@@ -116,6 +152,10 @@ def dumps(doc: dict) -> str:
             lines.append(f"    {{ platform = {_s(o['platform'])}, first = {_s(o['first'])}, last = {_s(o['last'])}, "
                          f"rungs = [{', '.join(_s(k) for k in o['rungs'])}]{g} }},")
         lines.append("]")
+        if reg.get("terms"):
+            lines.append("terms = [")
+            lines += [f"    {_inline(t)}," for t in reg["terms"]]
+            lines.append("]")
     return "\n".join(lines) + "\n"
 
 

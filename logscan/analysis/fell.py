@@ -36,7 +36,7 @@ def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: i
         rc = reg.cost.get(name) or (k.cost_class if k else "unknown")
         if capability_rank(rc) >= mine:
             continue
-        base = mg.gates.get(name) if mg is not None and name in mg.gates else (reg.gates.get(name) or (k.gates if k else []))
+        base = mg.gates.get(name) if mg is not None and name in mg.gates and name not in reg.own_gates else (reg.gates.get(name) or (k.gates if k else []))
         terms, _ = rewrite(ov, name, list(base))
         verdict, _ = evaluate_terms(terms, m, {})
         if verdict == Verdict.fails:

@@ -203,7 +203,7 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
     walked: list[tuple[str, str, list[GateTerm]]] = []
     for i, name in enumerate(rungs):
         k = ladder.kernel.get(name)
-        if mg is not None and name in mg.gates:
+        if mg is not None and name in mg.gates and name not in reg.own_gates:
             terms, recorded = list(mg.gates[name]), True
         elif reg.gates.get(name) or (k is not None and k.gates):
             terms, recorded = list(reg.gates.get(name) or k.gates), True

@@ -23,7 +23,7 @@ from typing import Optional
 from packaging.version import Version
 from pydantic import Field, model_validator
 
-from .model import LadderFile, LadderKernel, Registry, _Strict
+from .model import GateTerm, LadderFile, LadderKernel, Registry, _Strict
 
 
 @functools.lru_cache(maxsize=4096)
@@ -43,6 +43,14 @@ class Ordering(_Strict):
     gates: list[str] = Field(default_factory=list)
 
 
+class GateText(_Strict):
+    """One gate source text of a registry and the terms ``tools/sglang_gate_terms.py`` read from it
+    (``opaque`` where an atom is not known; ``[]`` for ``always``)."""
+
+    gate: str
+    terms: list[GateTerm] = Field(default_factory=list)
+
+
 class HistoryRegistry(_Strict):
     """A registry's orderings across releases (kind ``linear``, ``moe`` or ``if_chain``).
 
@@ -54,6 +62,8 @@ class HistoryRegistry(_Strict):
     file: str = ""
     orderings: list[Ordering] = Field(default_factory=list)
     handmade: str = ""
+    #: the gate terms of each distinct gate text of the orderings (SGLang if/elif registries)
+    terms: list[GateText] = Field(default_factory=list)
 
 
 class HistoryFile(_Strict):
@@ -138,6 +148,23 @@ class LadderHistory:
                         return list(o.gates)
         return []
 
+    def gate_of(self, release: str, registry: str, platform: str, rung: str) -> Optional[str]:
+        """The gate source of ``rung`` in ``registry``'s ``platform`` list at ``release`` (None if absent)."""
+        i = self.index.get(release)
+        for reg in self.file.registry:
+            if reg.name == registry and i is not None:
+                for o in reg.orderings:
+                    if o.platform == platform and self.index[o.first] <= i <= self.index[o.last]:
+                        return o.gates[o.rungs.index(rung)] if rung in o.rungs and len(o.gates) == len(o.rungs) else None
+        return None
+
+    def terms_of(self, registry: str, gate: str) -> Optional[list[GateTerm]]:
+        """The stored terms of one gate text of ``registry`` (None when the history has none)."""
+        for reg in self.file.registry:
+            if reg.name == registry:
+                return next((list(t.terms) for t in reg.terms if t.gate == gate), None)
+        return None
+
     def orderings(self, registry: str, platform: str) -> list[Ordering]:
         """Every ordering of one registry's platform list, oldest first."""
         for reg in self.file.registry:
@@ -196,6 +223,7 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
         for r in lf.registry:
             known.setdefault(r.name, r)
     kernels: dict[str, LadderKernel] = {}
+    kfrom: dict[str, str] = {}  # kernel -> the snapshot release its entry was taken from
 
     def make(name: str) -> Registry:
         reg, plats = mine[name]
@@ -232,16 +260,99 @@ def compose(history: LadderHistory, release: str, snapshots: dict[str, LadderFil
                     continue
                 for lf in order:
                     if k in lf.kernel:
-                        kernels[k] = lf.kernel[k]
+                        kernels[k], kfrom[k] = lf.kernel[k], lf.version
                         break
                 else:
                     g = history.gates(release, r.name, p)
                     if j < len(g):
                         kernels[k] = LadderKernel(cost_class="unknown", gate=f"source: {g[j]}")
+    _own_gates(history, release, regs, order, kernels, kfrom)
     src = (f"{history.file.source}; orderings of {release}, roles / costs / gates and "
            f"if-chain / attention registries carried from {base.version}" if base else history.file.source)
     return LadderFile.model_construct(engine=history.file.engine, version=release, source=src,
                                       registry=regs, kernel=kernels)
+
+
+def _bare(t: GateTerm) -> dict:
+    d = t.model_dump(exclude={"source", "text", "why"})
+    d["options"] = [[_bare(x) for x in opt] for opt in t.options]
+    return d
+
+
+def _same_terms(a: list[GateTerm], b: Optional[list[GateTerm]]) -> bool:
+    """Whether two stored term lists state the same structured test (no ``opaque`` in either)."""
+    def flat(ts):
+        return [x for t in ts for x in [t, *(y for o in t.options for y in flat(o))]]
+    if b is None or any(t.kind == "opaque" for t in flat(a) + flat(b)):
+        return False
+    return [_bare(t) for t in a] == [_bare(t) for t in b]
+
+
+def _overlay_has(engine: str, registry: str, release: str, rung: str) -> bool:
+    """Whether the engine's planning overlay records non-empty terms for ``rung`` of ``registry``."""
+    from ..analysis.overlay import load_overlay, moe_gates  # analysis data, read only when composing
+
+    mg = moe_gates(load_overlay(engine), registry, release)
+    return bool(mg is not None and mg.gates.get(rung))
+
+
+def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order: list[LadderFile],
+               kernels: dict[str, LadderKernel], kfrom: dict[str, str]) -> None:
+    """Fail closed on gates a snapshot describes for another release's code.
+
+    For each rung of a derived if/elif registry (gate sources stored), the terms ``ladder``
+    evaluates come from a snapshot: the registry's ``gates``, else the kernel's (``kfrom``: the
+    snapshot release each kernel entry was taken from); where a snapshot records none, from the
+    planning overlay (``patterns/planning/sglang.toml``, read from the newest snapshot's code).
+    When the rung's gate source at ``release`` differs from its source at that release (or that
+    release has no such rung), and the two do not translate to the same structured terms, the
+    rung gets ``release``'s own terms from the history (``terms``), else one ``opaque`` term
+    saying the gate is not known for ``release``; its own opaque atoms say so too. Sets
+    ``Registry.gates`` and names the rung in ``Registry.own_gates`` (they then take precedence
+    over the kernel's and the overlay's)."""
+    newest = max((lf.version for lf in order), key=_v, default=None)
+    for j, r in enumerate(regs):
+        if r.name not in history.derived:
+            continue
+        new, mine = dict(r.gates), []
+        for p, rungs in r.platforms.items():
+            for k in rungs:
+                own = history.gate_of(release, r.name, p, k)
+                if own is None:
+                    continue
+                if r.gates.get(k):
+                    at = next((lf.version for lf in order if any(x.name == r.name and x.gates.get(k) for x in lf.registry)), None)
+                    recorded = True
+                else:
+                    at, recorded = kfrom.get(k), bool(k in kernels and kernels[k].gates)
+                if not recorded:
+                    at = newest  # terms recorded elsewhere (the planning overlay) were read from the newest snapshot
+                theirs = history.gate_of(at, r.name, p, k) if at else None
+                if theirs == own:
+                    continue  # the snapshot describes this release's code
+                terms = history.terms_of(r.name, own)
+                if theirs is not None and terms and _same_terms(terms, history.terms_of(r.name, theirs)):
+                    continue  # another spelling of the same test (get_platform().is_sm100 = is_sm100_supported())
+                if terms is None or (not terms and recorded):
+                    # no terms (or an unconditional branch where the snapshot's terms were for another test)
+                    terms = [GateTerm(kind="opaque", text=(
+                        f"{k} gate not known for {release}: its source `{own}` differs from "
+                        f"{at or 'the snapshots'}'s `{theirs}`" + ("" if terms is None else " (now unconditional)")
+                        + (" and no terms are recorded" if terms is None else "")), source=own)]
+                else:
+                    terms = [t.model_copy(update={"text": f"{t.text} ({release}'s own gate)"})
+                             if t.kind == "opaque" else t for t in terms]
+                    if recorded or _overlay_has(history.file.engine, r.name, release, k):
+                        # the branch test says when the chain dispatches to the rung; what the
+                        # kernel needs to run there was recorded for another release only
+                        terms.append(GateTerm(kind="opaque", text=(
+                            f"what {k} needs to run beyond its dispatch test is recorded for "
+                            f"{at or 'another release'}'s code, not {release}'s")))
+                if terms:
+                    new[k] = terms
+                    mine.append(k)
+        if mine:
+            regs[j] = r.model_copy(update={"gates": new, "own_gates": mine})
 
 
 class Ladders(Mapping):

@@ -93,6 +93,9 @@ class Registry(_Strict):
     #: per-rung gate terms of this registry (if/elif chains: the step condition of each outcome);
     #: they take precedence over the kernel's own ``gates``
     gates: dict[str, list[GateTerm]] = Field(default_factory=dict)
+    #: rungs whose ``gates`` were read from this release's own source (``packs/history.py``):
+    #: they take precedence over planning-overlay gates written for another release's code
+    own_gates: list[str] = Field(default_factory=list)
 
 
 class LadderFile(_Strict):

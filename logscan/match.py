@@ -269,8 +269,11 @@ class Matcher:
         msg = rec.message
         owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
         own_noise = self._noise.get(owner) if owner is not None else None
-        if own_noise is not None and msg and own_noise.match(msg):
+        noise = own_noise is not None and bool(msg) and own_noise.match(msg) is not None
+        if noise and (owner, rec.source) in self._prefix_named:
             return  # a shape its own engine marks as carrying no engine fact (per-step statistics)
+        # ... but until something of that engine was read in this input, its identity rules
+        # may still read it, so a window of per-step statistics alone is a run (sglang-172)
         rule_ids = self._keyword_rules(msg) if msg else []
         if not rule_ids:
             return
@@ -282,9 +285,11 @@ class Matcher:
         self._source = rec.source
         for cr in self._candidates(msg, owner, rule_ids):
             r = cr.rule
+            if noise and r.kind != "identity":
+                continue
             if r.levels and rec.level and rec.level.lower() not in r.levels:
                 continue
-            if r.sparse and rec.source in self._sparse_done:
+            if r.sparse and r.kind != "identity" and rec.source in self._sparse_done:
                 continue  # a state already noted since the last start marker
             if self._left <= 0:
                 self._over_budget(rec.line)
@@ -301,12 +306,14 @@ class Matcher:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)
             if owner is not None:
                 self._prefix_named.add((owner, rec.source))  # the engine's prefixed lines make a run
-            if r.sparse:
+            if r.sparse and r.kind != "identity":  # naming the engine notes no state
                 self._sparse_done.add(rec.source)
             elif r.starts_run:
                 self._sparse_done.discard(rec.source)
-            if r.kind == "identity":
-                yield ev  # evidence of the engine (a traceback path, a banner): other rules still read the line
+            if r.kind in ("identity", "platform"):
+                # evidence of the engine (a traceback path, a banner) or of the platform (a
+                # package path's build tag, a device banner): other rules still read the line
+                yield ev
                 continue
             if r.continuation is not None:
                 if self._pending is not None:

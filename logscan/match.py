@@ -81,12 +81,14 @@ class Matcher:
     def __init__(self, packs: PackSet, engines: Optional[list[str]] = None, context: Optional[str] = None):
         self.rules: list[CompiledRule] = []
         self._engine_of: list[str] = []  #: engine (pack) of each rule, parallel to ``rules``
+        self._engine_by_rule: dict[int, str] = {}  #: ``id(CompiledRule)`` -> its engine
         #: prefix-format id -> engine: a line whose prefix belongs to a pack is that engine's
         self._prefix_engine: dict[str, str] = {}
         for name, pack in packs.packs.items():
             if engines is None or name in engines:
                 self.rules.extend(pack.rules)
                 self._engine_of.extend([pack.engine] * len(pack.rules))
+                self._engine_by_rule.update((id(cr), pack.engine) for cr in pack.rules)
                 for pf in pack.prefixes:
                     if not pf.spec.shared_with:  # a shape several engines print names none of them
                         self._prefix_engine.setdefault(pf.spec.id, pack.engine)
@@ -160,10 +162,20 @@ class Matcher:
         in the input: then its own identity rules are tried last, so a log of prefixed lines no
         rule reads is still a run of its engine.
         """
-        hits = []
         opaque = {e for e, rx in self._opaque.items() if rx.match(message)} if self._opaque else ()
         if (owner or self._context) in opaque:
             return  # the line's engine says this shape quotes user text: no pack may read it
+        # engine evidence of an unprefixed line first: one that matches, with no engine known
+        # yet, becomes the context (``feed``) before the other rules are ordered, so the run's
+        # own engine's generic rules outrank another pack's (lmdeploy-114: an lmdeploy
+        # traceback frame is also the first line of the uncaught traceback)
+        if owner is None:
+            first = [(self._pack_rank[self._engine_of[i]], i) for i in rule_ids
+                     if self.rules[i].rule.kind == "identity" and not self.rules[i].rule.prefixed_only
+                     and self._engine_of[i] not in opaque]
+            for _, i in sorted(first):
+                yield self.rules[i]
+        hits = []
         for i in rule_ids:
             cr = self.rules[i]
             eng = self._engine_of[i]
@@ -185,7 +197,7 @@ class Matcher:
                     # per input (tgi-113: a Gaudi shard traceback relayed at DEBUG)
                     tier = 6
                 else:
-                    tier = -1  # engine evidence: tried first, and never takes the line
+                    continue  # engine evidence: tried first (above), and never takes the line
             elif r.kind in ("uncaught", "ready", "progress"):
                 # every pack's generic traceback / came-up lines (99-uncaught.toml): after every
                 # rule that may read the line, the line's (or context's) engine first
@@ -313,6 +325,8 @@ class Matcher:
             if r.kind in ("identity", "platform"):
                 # evidence of the engine (a traceback path, a banner) or of the platform (a
                 # package path's build tag, a device banner): other rules still read the line
+                if r.kind == "identity" and owner is None and self._context is None:
+                    self._context = self._engine_by_rule[id(cr)]  # the run's engine: its rules first
                 yield ev
                 continue
             if r.continuation is not None:

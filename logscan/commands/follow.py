@@ -38,7 +38,9 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
     one JSON line on stdout as soon as it is seen; with --state-file the state is written before
     each line is printed, so a restart (even after kill -9) never prints one twice. A path that
     is not there yet is said on stderr and keeps /readyz at 503. Stops cleanly on SIGTERM/SIGINT,
-    saving --state-file (exit 0).
+    saving --state-file (exit 0; 1 when its last write failed: "state NOT saved"). Exit 2 on bad
+    usage: a malformed --metrics-addr, a directory as input, or a --state-file whose directory
+    cannot be written at start (exactly-once depends on that file).
 
     \b
     Examples:
@@ -58,6 +60,27 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
         if inp != "-" and os.path.isdir(inp):
             raise click.BadParameter(f"{inp} is a directory: give a file, or a glob such as "
                                      f"'{inp.rstrip('/')}/*.log'", param_hint="PATH")
+    if state_file:
+        _check_state_dir(state_file)
     packs = packs_for(patterns_dir)
     sys.exit(run_follow(list(inputs), packs, state_file, metrics_addr, mode,
                         PodLabels(namespace, pod, container), poll_interval, idle_flush))
+
+
+def _check_state_dir(state_file: str) -> None:
+    """Raise ``click.BadParameter`` (exit 2) when no file can be created in ``state_file``'s
+    directory (missing, not a directory, read-only, no permission): probed by creating and
+    removing a temporary file there, as ``follow.statefile.write_state`` does (``os.access``
+    says yes to root on a read-only mount's directory)."""
+    import os
+    import tempfile
+
+    d = os.path.dirname(os.path.abspath(state_file))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".logscan-state-probe.", dir=d)
+    except OSError as exc:
+        raise click.BadParameter(f"cannot write in {d} ({exc.strerror or exc}): the state file "
+                                 f"{state_file} could not be saved, and exactly-once resumption depends on it",
+                                 param_hint="--state-file") from None
+    os.close(fd)
+    os.unlink(tmp)

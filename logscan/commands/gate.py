@@ -65,7 +65,9 @@ def _today(value: Optional[str]):
                    "KERNEL_NOT_FOUND, UNSUPPORTED_ON_ARCH, NO_KERNEL_SEEN; warn on weight_only).")
 @click.option("--baseline", "baseline_path", default=None, metavar="FILE",
               help="A JSON report (or a log) of a known-good start: fail when a layer family's kernel moved "
-                   "down its ladder, changed cost class, or went missing.")
+                   "down its ladder, changed cost class, or went missing. A file is a report when it "
+                   "parses as one; one that starts like JSON but does not parse is an error (exit 2); "
+                   "anything else is read as a log.")
 @click.option("--format", "fmt", type=click.Choice(GATE_FORMATS), default="text", show_default=True,
               help="What to print on stdout.")
 @click.option("--output", "outputs", multiple=True, metavar="FORMAT=PATH",
@@ -159,8 +161,11 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
 def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
     """Compare two starts, layer family by family, rung by rung (each side a log or a JSON report).
 
+    A side is a JSON report when it parses as one (``scan --format json``); a file that starts like
+    JSON but does not parse (a truncated report) is an error; anything else is read as a log.
+
     Exit 0 when no family moved down, changed cost class or went missing; 1 when one did; 2 on
-    an unreadable side.
+    an unreadable, empty or damaged side, or an OLD side with no kernel selection.
 
     \b
     Examples:

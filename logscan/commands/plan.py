@@ -157,19 +157,39 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
 def explain(kernel, engine_version, fmt):
     """Every shipped ladder holding KERNEL: engine, releases, registry, rung k/n, cost class, gate.
 
-    Consecutive releases that agree are one row, named by their release range."""
+    KERNEL is a kernel class, a backend name or a scheme (MarlinNvFp4LinearKernel, turbomind,
+    NVFP4), or a label exactly as a listing prints it ("TurboMind U4 (AWQ / GPTQ /
+    compressed-tensors int4)"). Consecutive releases that agree are one row, named by their
+    release range. To read a log, use 'logscan scan FILE'.
+
+    Exit status: 0 when some shipped ladder holds KERNEL; 2 when none does, when KERNEL is empty
+    or names a file (a log), or --engine-version names an unshipped release."""
+    import os
+
     from ..analysis.predict import explain as _explain
     from ..formats.ladder import render_explain
 
     if not kernel.strip():
         raise click.BadParameter("give a kernel class or backend name, e.g. MarlinNvFp4LinearKernel",
                                  param_hint="KERNEL")
+    pathlike = not any(c.isspace() for c in kernel) and (
+        "/" in kernel or "\\" in kernel or kernel.lower().endswith((".log", ".json", ".txt", ".gz")))
+    if os.path.isfile(kernel) or pathlike:
+        raise click.BadParameter(f"{kernel} looks like a file: explain takes a kernel name or scheme "
+                                 f"(e.g. MarlinNvFp4LinearKernel, turbomind, NVFP4); to read a log, run "
+                                 f"'logscan scan {kernel}'", param_hint="KERNEL")
     from ..analysis.releases import group_rows
 
     from ..packs.loader import default_packs
 
     packs = default_packs()
     rows = _explain(packs, kernel.strip())
+    if not rows and " (" in kernel and kernel.rstrip().endswith(")"):
+        # a label as a listing prints it, "<short name> (<what it covers>)" (a registry or rung
+        # name, e.g. lmdeploy's "TurboMind U4 (AWQ / GPTQ / compressed-tensors int4)")
+        full = kernel.strip().lower()
+        rows = [r for r in _explain(packs, kernel.split(" (", 1)[0].strip())
+                if full in (r["kernel"].lower(), r["registry"].lower())]
     if engine_version:
         pins = _engine_releases(packs, engine_version)
         rows = [r for r in rows if pins.get(r.get("engine")) == r.get("ladder_version")]

@@ -29,6 +29,9 @@ def render(fmt: str, report) -> str:
 
 def _parse_fail_on(value: str) -> set[str]:
     items = {v.strip() for v in value.split(",") if v.strip()}
+    if not items:  # a policy that matches nothing must not pass silently
+        raise click.BadParameter(f"empty list {value!r}: name at least one cost class or finding code "
+                                 "(e.g. 'emulated,weight_only'), or leave --fail-on out", param_hint="--fail-on")
     from ..packs.loader import default_packs
 
     classes = set(COST_CLASSES)
@@ -72,7 +75,7 @@ def _failed(report, fail_on: set[str]) -> list[str]:
 @click.argument("inputs", nargs=-1, metavar="[PATH|-]...")
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True,
               help="Report format.")
-@click.option("--fail-on", default="", metavar="LIST",
+@click.option("--fail-on", default=None, metavar="LIST",
               help="Comma-separated cost classes and/or finding codes that make the exit status 1, "
                    "e.g. 'emulated,weight_only' or 'KERNEL_NOT_FOUND,START_FAILED'. Every code of "
                    "'logscan codes' works except those marked 'gate only' (refused: exit 2).")
@@ -109,7 +112,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     """
     from ..pipeline import scan_inputs
 
-    fail = _parse_fail_on(fail_on) if fail_on else set()
+    fail = _parse_fail_on(fail_on) if fail_on is not None else set()
     packs = packs_for(patterns_dir)
     paths = list(inputs) or ["-"]
     if paths == ["-"] and stdin_isatty():

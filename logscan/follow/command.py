@@ -1,7 +1,8 @@
 """Wire ``logscan follow`` together: metrics endpoint, signals, the follower loop.
 
-Exit status: 0 after SIGTERM/SIGINT (state saved) or at the end of stdin; 2 when the
-metrics address cannot be bound or is malformed, or no input is given.
+Exit status: 0 after SIGTERM/SIGINT (state saved) or at the end of stdin; 1 when the last
+write of --state-file failed ("state NOT saved"); 2 when the metrics address cannot be bound or
+is malformed, the state file's directory cannot be written at start, or no input is given.
 """
 from __future__ import annotations
 
@@ -52,5 +53,9 @@ def run_follow(inputs: list[str], packs: PackSet, state_file: Optional[str], met
         if server is not None:
             server.shutdown()
             server.server_close()
+    if state_file and follower.state_unsaved:
+        click.echo(f"logscan follow: stopped, state NOT saved ({follower.state_unsaved}); a restart "
+                   "re-reads from the last state written", err=True)
+        return 1
     click.echo("logscan follow: stopped, state saved" if state_file else "logscan follow: stopped", err=True)
     return 0

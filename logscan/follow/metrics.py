@@ -190,12 +190,24 @@ class FollowMetrics:
 
 
 def parse_addr(addr: str) -> tuple[str, int]:
-    """``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); raises ``ValueError`` when malformed."""
+    """``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); raises ``ValueError`` when malformed: no
+    port, a port above 65535, a host holding ``:`` outside brackets (``127.0.0.1:127.0.0.1:9464``),
+    or brackets around what is not an IPv6 address."""
+    import ipaddress
+
     host, sep, port = addr.rpartition(":")
     if not sep or not port.isdigit() or int(port) > 65535:
         raise ValueError(f"expected HOST:PORT, got {addr!r}")
-    host = host.strip("[]") or "127.0.0.1"
-    return host, int(port)
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            raise ValueError(f"expected [IPv6]:PORT, got {addr!r}: {host[1:-1]!r} is not an IPv6 address") from None
+        return host[1:-1], int(port)
+    if ":" in host or "[" in host or "]" in host:
+        raise ValueError(f"expected HOST:PORT or [IPv6]:PORT, got {addr!r}: the host {host!r} holds ':' "
+                         "(an IPv6 address goes in brackets, e.g. [::1]:9464)")
+    return host or "127.0.0.1", int(port)
 
 
 def serve(metrics: FollowMetrics, addr: str, ready: Callable[[], bool]):

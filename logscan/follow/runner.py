@@ -74,6 +74,9 @@ class Follower:
         self._last_save = 0.0
         self._last_state = ""
         self._state_error = ""
+        #: why the last write of ``state_file`` failed ("" once a write succeeds): the stop message
+        #: says "state NOT saved" and the exit status is 1 while it is set (``follow.command``)
+        self.state_unsaved = ""
         self._state = self._load_state()
         #: literal (non-glob) paths that are not there: said on stderr, kept out of
         #: ``logscan_followed_files``, counted in ``logscan_missing_files``, and /readyz is 503
@@ -84,7 +87,9 @@ class Follower:
         return load_state(self.state_file, self._note)
 
     def save_state(self) -> None:
-        """Write the state file atomically (no-op without ``state_file``)."""
+        """Write the state file atomically (no-op without ``state_file``). A write that fails
+        (``OSError``) is said once on stderr and kept in ``state_unsaved``; the next that
+        succeeds clears it and says so."""
         if not self.state_file:
             return
         streams = dict(self._state)  # streams of the state file not followed (yet) are kept
@@ -103,8 +108,12 @@ class Follower:
             if msg != self._state_error:
                 self._note(msg + " (positions are not saved)")
                 self._state_error = msg
+            self.state_unsaved = msg
             return
         self._last_state = data
+        if self.state_unsaved:
+            self._note(f"state file {self.state_file} written again")
+        self.state_unsaved = self._state_error = ""
 
     # -- streams -------------------------------------------------------------------------
     def _note(self, msg: str) -> None:

@@ -51,12 +51,14 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
                             if st.over_budget_lines else "",
                             f"{st.skipped_lines} skipped (a value past a parser bound)" if st.skipped_lines else "")
                                     if p)]
+    from .text import selection_mark
+
     sel_rows = [(run, s) for run in report.runs for s in run.selections]
     if sel_rows:
         out += ["", "| run | layer family | kernel | rung | cost class | line |", "|---|---|---|---|---|---|"]
         for run, s in sel_rows:
             rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
-            out.append(f"| {run.index + 1} | {cell(s.family)} | {cell(s.kernel)} | {rung} | {s.cost_class.value} "
+            out.append(f"| {run.index + 1} | {cell(s.family)} | {cell(s.kernel + selection_mark(s))} | {rung} | {s.cost_class.value} "
                        f"| {cell(run.source, 60)}:{s.line} |")
     if gate is not None:
         bad = sorted((c for c in gate.checks if c.verdict != Verdict.passed or c.allowance is not None),

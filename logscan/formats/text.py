@@ -21,6 +21,18 @@ if TYPE_CHECKING:
 MAX_UNEXPLAINED_SHOWN = 20
 
 #: How an engine is named in prose.
+
+def selection_mark(s) -> str:
+    """The mark a KERNEL cell carries after a selection's name (text and Markdown alike):
+    `` (inferred)`` (not logged), `` (?)`` (ambiguous), `` (unconfirmed)`` (its run never said
+    the kernel served), or ""."""
+    reasoning = s.reasoning or ""
+    if not s.observed:
+        return " (inferred)"
+    if reasoning.startswith("ambiguous:"):
+        return " (?)"
+    return " (unconfirmed)" if reasoning.startswith("unconfirmed:") else ""
+
 def _title(engine: str) -> str:
     """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
     from ..packs.loader import default_packs
@@ -81,9 +93,7 @@ def _run(run: Run) -> list[str]:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:
             rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
-            mark = " (inferred)" if not s.observed else (" (?)" if (s.reasoning or "").startswith("ambiguous:") else
-                                                         " (unconfirmed)" if (s.reasoning or "").startswith("unconfirmed:") else "")
-            rows.append([s.family, s.kernel + mark, rung, s.cost_class.value,
+            rows.append([s.family, s.kernel + selection_mark(s), rung, s.cost_class.value,
                          ",".join(s.ranks) or "-", str(s.line)])
         out.append("")
         out += _table(rows)

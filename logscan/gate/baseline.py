@@ -197,10 +197,28 @@ def _utf8(data: bytes) -> bytes:
     return data
 
 
-def _report_from_json(path: str, data: bytes) -> Optional[Report]:
-    """``data`` (a file that starts with ``{`` or ``[``) as a report; None when it is a JSON-lines log.
+#: What may follow an opening ``[`` in a JSON document (an array of objects, strings, arrays, or
+#: an empty one). A log line that opens with ``[`` goes on with a word or a digit instead: SGLang's
+#: ``[2025-06-21 10:00:00] ...``, TensorRT-LLM's ``[TensorRT-LLM][INFO] ...`` or ``[10/21/2024-...]``.
+_JSON_AFTER_BRACKET = (b"{", b"[", b"]", b'"')
 
-    Raises ``SideError`` naming ``path`` and the fault when it is neither.
+
+def _looks_like_json(data: bytes) -> bool:
+    """True when ``data`` (stripped of leading blanks) that failed to parse still shows a JSON
+    document's start: ``{`` (a JSON object: a logscan report is one), or ``[`` then ``{``, ``[``,
+    ``]`` or ``"``. Such a file is a damaged report (truncated, edited), not a log to read as empty."""
+    if data[:1] == b"{":
+        return True
+    return data[:1] == b"[" and data[1:].lstrip()[:1] in _JSON_AFTER_BRACKET
+
+
+def _report_from_json(path: str, data: bytes) -> Optional[Report]:
+    """``data`` (a file that starts with ``{`` or ``[``) as a report; None when it is a log: a
+    JSON-lines log, or a text log whose lines open with ``[`` (SGLang, TensorRT-LLM) and do not
+    parse as JSON.
+
+    Raises ``SideError`` naming ``path`` and the fault when it is neither: JSON that is not a
+    report, or a file that fails to parse yet starts like JSON (``_looks_like_json``).
     """
     try:
         doc = json.loads(data)
@@ -209,6 +227,8 @@ def _report_from_json(path: str, data: bytes) -> Optional[Report]:
     except ValueError as exc:
         if _first_line_is_log_record(data):
             return None  # docker json-file / JSON-lines log: one JSON object per line
+        if not _looks_like_json(data):
+            return None  # a log whose first line opens with "[" (a timestamp, a tag): read as a log
         raise SideError(f"{path}: looks like JSON but is not valid JSON ({exc}); "
                         "expected a report saved by 'logscan scan --format json'") from None
     if not isinstance(doc, dict):
@@ -233,11 +253,13 @@ def _report_from_json(path: str, data: bytes) -> Optional[Report]:
 def load_side(path: str, packs: PackSet, stdin_name: Optional[str] = None) -> Report:
     """A saved JSON report or a log, read through the one pipeline.
 
-    A file whose first non-blank byte is ``{`` or ``[`` must be a logscan JSON report (``logscan
-    scan`` or ``gate --format json``), unless it is a JSON-lines log (Docker json-file records,
-    one object per line with a ``log``/``message``/``msg`` string). Anything else is a log and
-    goes through ``pipeline.scan_inputs``. Raises ``SideError`` (message: the file and what is
-    wrong) when the file cannot be read, is empty, or looks like JSON but is not a valid report.
+    A file is a logscan JSON report (``logscan scan`` or ``gate --format json``) when it parses as
+    JSON with the report's shape. A JSON-lines log (Docker json-file records, one object per line
+    with a ``log``/``message``/``msg`` string) and a file that does not parse and does not start
+    like JSON (``[2025-06-21 10:00:00] ...``, ``[TensorRT-LLM][INFO] ...``) are logs and go through
+    ``pipeline.scan_inputs``. Raises ``SideError`` (message: the file and what is wrong) when the
+    file cannot be read, is empty, is JSON but not a valid report, or fails to parse yet starts
+    like JSON (``{``, or ``[`` then ``{``/``[``/``]``/``"``: a damaged report).
     """
     from ..pipeline import scan_inputs
 

@@ -1,0 +1,41 @@
+"""``logscan explain`` takes a kernel name or scheme (trial 2, item 7): a log given to it is told to
+use ``scan``; a label exactly as ``explain turbomind`` lists it is accepted; exit codes in --help."""
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from logscan.cli import cli
+from tests.conftest import FIXTURES
+
+LABEL = "TurboMind U4 (AWQ / GPTQ / compressed-tensors int4)"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_a_log_file_is_pointed_to_scan():
+    log = str(FIXTURES / "vllm" / "vllm-005.log")
+    r = run("explain", log)
+    assert r.exit_code == 2 and "on no shipped ladder" not in r.output
+    assert "kernel name or scheme" in r.output and f"logscan scan {log}" in r.output
+
+
+def test_an_existing_file_without_a_slash_is_a_file_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "Marlin").write_text("a log\n")
+    r = run("explain", "Marlin")
+    assert r.exit_code == 2 and "logscan scan Marlin" in r.output
+
+
+def test_the_listed_label_is_accepted():
+    listed = run("explain", "turbomind")
+    assert listed.exit_code == 0 and LABEL in listed.output
+    r = run("explain", LABEL)
+    assert r.exit_code == 0 and "on 1 ladder(s)" in r.output and "rung 1/1" in r.output
+    assert run("explain", "TurboMind U4 (something else)").exit_code == 2
+
+
+def test_help_documents_exit_codes():
+    h = run("explain", "--help").output
+    assert "Exit status" in h and "0 when" in h and "2 when" in h and "logscan scan FILE" in h

@@ -78,6 +78,9 @@ class Event(BaseModel):
     process: Optional[str] = None
     rank: Optional[str] = None
     level: Optional[str] = None
+    #: the process id of the line's process tag (``(APIServer pid=N)``): tells two starts apart
+    #: (``analysis.newstart``); kept out of the report, carried by follow's checkpoint
+    pid: Optional[int] = Field(default=None, exclude=True)
 
 
 class RungElsewhere(BaseModel):

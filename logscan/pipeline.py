@@ -54,7 +54,8 @@ class Checkpoint:
 
     def to_json(self) -> dict:
         """``{"events": [...], "formats": {...}, "context": ...}``, what ``Pipeline.restore`` takes."""
-        return {"events": [{"event": ev.model_dump(mode="json"), "hint": list(hint)}
+        return {"events": [{"event": {**ev.model_dump(mode="json"), **({"pid": ev.pid} if ev.pid else {})},
+                            "hint": list(hint)}
                            for ev, hint in self._events[: self._n]],
                 "formats": dict(self.formats), "context": self.context}
 

@@ -81,6 +81,8 @@ class Event(BaseModel):
     #: the process id of the line's process tag (``(APIServer pid=N)``): tells two starts apart
     #: (``analysis.newstart``); kept out of the report, carried by follow's checkpoint
     pid: Optional[int] = Field(default=None, exclude=True)
+    #: the line prefix's timestamp as printed (``03-17 15:05:45``): a clock going back is another start
+    timestamp: Optional[str] = Field(default=None, exclude=True)
 
 
 class RungElsewhere(BaseModel):

@@ -189,8 +189,8 @@ class Analyzer:
     def _other_process(self, run: RunState, r, ev: Event) -> bool:
         """A process other than the open run's logs ``ev`` (``newstart.other_process``: another pid
         in a role the run heard from, another model) after the run said more than its start lines."""
-        if run.source != ev.source or not self._has_substance(run, since_start=False):
-            return False
+        if run.source != ev.source or ev.line < run.first_line or not self._has_substance(run, since_start=False):
+            return False  # a multi-line event emitted late (its continuation held it) splits nothing
         return other_process(run, r.sets, ev) is not None
 
     @staticmethod

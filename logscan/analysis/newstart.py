@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import regex
+
 from ..models import Event
 from .runstate import RunState, fill, set_fact
 
@@ -62,8 +64,39 @@ def named_model(sets: dict[str, str], ev: Event) -> str:
     return scratch.config.model or ""
 
 
+#: ``[YYYY-]MM-DD[T ]HH:MM:SS``: vLLM's ``03-17 15:05:45``, SGLang's ``2025-01-07 13:43:10``, ISO
+_CLOCK = regex.compile(r"(?:(\d{4})-)?(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)")
+#: how far one start's lines may go back in time (ranks' buffered output interleaves out of order)
+_BACK_S = 600
+#: a clock without a year that goes back further went past new year (12-31 -> 01-01), not back
+_WRAP_S = 180 * 86400
+
+
+def clock(ts: Optional[str]) -> Optional[tuple[bool, int]]:
+    """``(has a year, seconds)`` of a prefix timestamp (a month counted as 31 days), or None."""
+    m = _CLOCK.search(ts or "")
+    if not m:
+        return None
+    y, mo, d, h, mi, sec = (int(g) if g else 0 for g in m.groups())
+    return m.group(1) is not None, ((((y * 12 + mo) * 31 + d) * 24 + h) * 60 + mi) * 60 + sec
+
+
+def went_back(run: RunState, ev: Event) -> Optional[str]:
+    """Why the event's clock says it was logged before the run's latest line (prose), or None."""
+    c = clock(ev.timestamp)
+    if c is None or run.clock is None or c[0] != run.clock[0]:
+        return None
+    back = run.clock[1] - c[1]
+    if back > _BACK_S and (c[0] or back < _WRAP_S):
+        return f"line {ev.line} was logged at {ev.timestamp}, {back // 60} min before the run's latest line"
+    return None
+
+
 def other_process(run: RunState, sets: dict[str, str], ev: Event) -> Optional[str]:
     """Why ``ev`` comes from another process than the open ``run`` (prose), or None."""
+    back = went_back(run, ev)
+    if back:
+        return back
     who = role(ev)
     if who is not None:
         seen = run.pids.get(who)
@@ -84,7 +117,11 @@ def same_model(a: str, b: str) -> bool:
 
 
 def note(run: RunState, ev: Event) -> None:
-    """Remember the pid of the event's role on the run (first pid wins; at most 64 roles)."""
+    """Remember on the run the pid of the event's role (first pid wins; at most 64 roles) and the
+    latest clock its lines showed."""
+    c = clock(ev.timestamp)
+    if c is not None and (run.clock is None or (c[0] == run.clock[0] and c[1] > run.clock[1])):
+        run.clock = c
     who = role(ev)
     if who is not None and who not in run.pids and len(run.pids) < 64:
         run.pids[who] = ev.pid  # type: ignore[assignment]

@@ -84,6 +84,15 @@ class Event(BaseModel):
     #: the line prefix's timestamp as printed (``03-17 15:05:45``): a clock going back is another start
     timestamp: Optional[str] = Field(default=None, exclude=True)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when the report shows the same event (``pid`` and ``timestamp`` are read from the
+        same line, and a report read back from JSON has neither)."""
+        if not isinstance(other, Event):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like any unfrozen model
+
 
 class RungElsewhere(BaseModel):
     """The kernel's rung in other releases of the inferred range, when they disagree."""

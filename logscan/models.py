@@ -78,6 +78,20 @@ class Event(BaseModel):
     process: Optional[str] = None
     rank: Optional[str] = None
     level: Optional[str] = None
+    #: the process id of the line's process tag (``(APIServer pid=N)``): tells two starts apart
+    #: (``analysis.newstart``); kept out of the report, carried by follow's checkpoint
+    pid: Optional[int] = Field(default=None, exclude=True)
+    #: the line prefix's timestamp as printed (``03-17 15:05:45``): a clock going back is another start
+    timestamp: Optional[str] = Field(default=None, exclude=True)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the report shows the same event (``pid`` and ``timestamp`` are read from the
+        same line, and a report read back from JSON has neither)."""
+        if not isinstance(other, Event):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like any unfrozen model
 
 
 class RungElsewhere(BaseModel):

@@ -44,6 +44,11 @@ def strict() -> bool:
     return os.environ.get("LOGSCAN_STRICT", "") not in ("", "0")
 
 
+def _kept(ev: Event) -> dict:
+    """The event's fields the report leaves out but a restore needs (``newstart``: pid, timestamp)."""
+    return {k: v for k, v in (("pid", ev.pid), ("timestamp", ev.timestamp)) if v is not None}
+
+
 class Checkpoint:
     """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
 
@@ -54,7 +59,8 @@ class Checkpoint:
 
     def to_json(self) -> dict:
         """``{"events": [...], "formats": {...}, "context": ...}``, what ``Pipeline.restore`` takes."""
-        return {"events": [{"event": ev.model_dump(mode="json"), "hint": list(hint)}
+        return {"events": [{"event": {**ev.model_dump(mode="json"), **_kept(ev)},
+                            "hint": list(hint)}
                            for ev, hint in self._events[: self._n]],
                 "formats": dict(self.formats), "context": self.context}
 

@@ -1,8 +1,10 @@
 """A finding is one per (run, layer family, code) (issue 12, case 6).
 
-vllm-005 then vllm-018 in one file is one run with two weight-only selections (linear NVFP4 at
-line 16, linear FP8 at line 25); it used to give one WEIGHT_ONLY_SUBSTITUTION finding, and so
-one follow record and ``logscan_findings_total`` 1, while the gate counted two. In vllm-024 the
+vllm-005 then vllm-018 in one file has two weight-only selections (linear NVFP4 at line 16,
+linear FP8 at line 25); it used to give one WEIGHT_ONLY_SUBSTITUTION finding, and so one follow
+record and ``logscan_findings_total`` 1, while the gate counted two. (The file was read as one
+run then; it is two since ``analysis/newstart.py``: Worker_TP0 pid=646817, then pid=101 of
+vllm-018's start. Scan, gate and follow must still agree on two findings.) In vllm-024 the
 MoE finding took the linear layer's warning as its evidence.
 """
 from __future__ import annotations
@@ -29,8 +31,9 @@ def _concat(tmp_path):
 
 def test_two_families_two_findings_in_scan_gate_and_follow(packs, tmp_path):
     path = _concat(tmp_path)
-    run = scan_inputs([str(path)], packs).runs[0]
-    wo = [f for f in run.findings if f.code == "WEIGHT_ONLY_SUBSTITUTION"]
+    runs = scan_inputs([str(path)], packs).runs
+    assert [r.first_line for r in runs] == [1, 25]
+    wo = [f for run in runs for f in run.findings if f.code == "WEIGHT_ONLY_SUBSTITUTION"]
     assert sorted((f.family, f.line) for f in wo) == [("linear (FP8)", 25), ("linear (NVFP4)", 16)]
     policy = load_policy(None, set(packs.findings.code), default_policy_path())
     import datetime as dt

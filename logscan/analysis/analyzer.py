@@ -22,6 +22,7 @@ from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .ladders import LadderIndex
+from .newstart import note, other_process
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_fact
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -78,9 +79,13 @@ class Analyzer:
         engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
         if r.kind == "progress":
             # evidence only (a traceback before it was survived): it joins an open run of its
-            # source, never opens, splits or names one
-            if run is not None and run.source == ev.source and len(run.events) < self.max_events_per_run:
+            # source, never opens or names one; it splits one only when another process logs it
+            if run is not None and run.source == ev.source and self._other_process(run, r, ev):
+                yield self._close(run)  # the line itself opens nothing (follow's restore replays it so)
+                self._run = None
+            elif run is not None and run.source == ev.source and len(run.events) < self.max_events_per_run:
                 run.events.append(ev)
+                note(run, ev)
             return
         if r.kind == "ready":
             self.up_seen[ev.source] = ev.line  # remembered even when the line joins no run
@@ -97,7 +102,8 @@ class Analyzer:
         if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
             run.engine = engine  # the run began on lines that named no engine: now one does
         if run is not None and (run.source != ev.source or run.engine != engine or
-                                (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))):
+                                (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))
+                                or self._other_process(run, r, ev)):
             yield self._close(run)
             run = None
         if run is None:
@@ -120,6 +126,7 @@ class Analyzer:
             run.rules_seen.append(r.id)
         if len(run.events) < self.max_events_per_run:
             run.events.append(ev)
+        note(run, ev)
         for key, tmpl in r.sets.items():
             set_fact(run, key, fill(tmpl, ev.groups), ev)
 
@@ -170,14 +177,21 @@ class Analyzer:
         return context_engine or rule_engine, context_engine is not None
 
     @staticmethod
-    def _has_substance(run: RunState) -> bool:
+    def _has_substance(run: RunState, since_start: bool = True) -> bool:
         """The run said something since its start marker (a banner, args and config lines of one
         start are one run; an import warning printed before the banner does not split it; other
         start markers are not "something": TGI's 'Sharding model', 'Starting download process.'
         and one 'Starting shard rank=N' per rank are one launch, tgi-108)."""
-        since = run.start_line if run.start_line is not None else 0
+        since = run.start_line if run.start_line is not None and since_start else 0
         return any(e.kind not in ("version", "config", "platform", "run_start", "progress") and e.line >= since
                    for e in run.events)
+
+    def _other_process(self, run: RunState, r, ev: Event) -> bool:
+        """A process other than the open run's logs ``ev`` (``newstart.other_process``: another pid
+        in a role the run heard from, another model) after the run said more than its start lines."""
+        if run.source != ev.source or ev.line < run.first_line or not self._has_substance(run, since_start=False):
+            return False  # a multi-line event emitted late (its continuation held it) splits nothing
+        return other_process(run, r.sets, ev) is not None
 
     @staticmethod
     def _ended(run: RunState) -> bool:

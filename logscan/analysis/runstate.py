@@ -97,6 +97,10 @@ class RunState:
     #: lines of the run's start markers (at most 256 kept): a failure after one is a start's again
     start_lines: list[int] = field(default_factory=list)
     identified_by: Optional[str] = None  #: the first line that named the engine, in prose
+    #: process role (``Worker_TP0#TP0``) -> the first pid heard in it (``newstart``: another pid is another start)
+    pids: dict[str, int] = field(default_factory=dict)
+    #: the latest prefix clock of its lines, ``newstart.clock``: (has a year, seconds)
+    clock: Optional[tuple[bool, int]] = None
 
 
 #: what ends a logged version token: U+FFFD (bytes that were not UTF-8), a control character

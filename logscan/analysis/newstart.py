@@ -1,0 +1,127 @@
+"""Evidence that a line comes from a NEW engine process, though no start marker says so.
+
+Two starts of an engine in one stream (``cat a.log b.log``, a rename rotation read by ``logscan
+follow``, an excerpt cut before the second banner) are two runs. A start marker (banner, args
+line) after the open run said something splits them already (``Analyzer._has_substance``); this
+module finds the two other signs that a process which is not the open run's now speaks:
+
+- **another process in the same role**: a process tag with a pid (vLLM ``(APIServer pid=N)``,
+  ``(EngineCore_DP0 pid=N)``, ``(Worker_TP1 pid=N)``) whose role the open run already heard
+  from under another pid. A role is the tag's process name with its rank: ``Worker_TP0`` and
+  ``Worker_TP1`` are two roles of one start (different pids per rank are one run). Names that
+  several live processes of one start share carry no rank (vLLM V0's ``VllmWorkerProcess`` per
+  rank, vllm/executor/multiproc_worker_utils.py; Ray's ``RayWorkerWrapper``): they are no role.
+- **another model**: a line that names the model (a rule's ``model`` fact, a config / args /
+  ServerArgs dump, vLLM's ``Starting to load model X...`` progress line) naming a different
+  model than the one the open run already named. Spellings of one model (an HF id and the local
+  path it was downloaded to, a trailing ``/``) compare by their last path component, case-blind;
+  a V1 EngineCore's config line after the API server's args line names the same model (one run).
+
+Either one closes the open run only once it holds more than start lines (``Analyzer.feed``).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import regex
+
+from ..models import Event
+from .runstate import RunState, fill, set_fact
+
+#: facts whose value can name the model (``runstate.set_fact`` reads them)
+_MODEL_FACTS = ("model", "config", "args", "server_args")
+#: process names shared by several processes of one start (no rank in the name): no role
+_SHARED = ("Worker", "Wrapper")
+
+
+def role(ev: Event) -> Optional[str]:
+    """The role of the event's process tag (``Worker_TP0``, ``APIServer``), or None when the line
+    has no tag with a pid or its name is shared by several processes of one start."""
+    if ev.pid is None or not ev.process:
+        return None
+    if ev.rank is None and any(s in ev.process for s in _SHARED):
+        return None
+    return f"{ev.process}#{ev.rank or ''}"
+
+
+def model_key(model: Optional[str]) -> str:
+    """``/data/models/Qwen3-8B/`` and ``Qwen/Qwen3-8B`` -> ``qwen3-8b``; '' for nothing."""
+    m = (model or "").strip().strip("'\"").rstrip(".").rstrip("/\\")
+    return m.replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+
+def named_model(sets: dict[str, str], ev: Event) -> str:
+    """The model that the event's line names through its rule's ``sets`` (or a ``model``
+    group of a progress line), '' when it names none."""
+    if "model" in ev.groups and not sets:
+        return ev.groups["model"].strip().rstrip(".")
+    keys = [k for k in sets if k in _MODEL_FACTS]
+    if not keys:
+        return ""
+    scratch = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.line, engine="")
+    for k in keys:
+        set_fact(scratch, k, fill(sets[k], ev.groups), ev)
+    return scratch.config.model or ""
+
+
+#: ``[YYYY-]MM-DD[T ]HH:MM:SS``: vLLM's ``03-17 15:05:45``, SGLang's ``2025-01-07 13:43:10``, ISO
+_CLOCK = regex.compile(r"(?:(\d{4})-)?(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)")
+#: how far one start's lines may go back in time (ranks' buffered output interleaves out of order)
+_BACK_S = 600
+#: a clock without a year that goes back further went past new year (12-31 -> 01-01), not back
+_WRAP_S = 180 * 86400
+
+
+def clock(ts: Optional[str]) -> Optional[tuple[bool, int]]:
+    """``(has a year, seconds)`` of a prefix timestamp (a month counted as 31 days), or None."""
+    m = _CLOCK.search(ts or "")
+    if not m:
+        return None
+    y, mo, d, h, mi, sec = (int(g) if g else 0 for g in m.groups())
+    return m.group(1) is not None, ((((y * 12 + mo) * 31 + d) * 24 + h) * 60 + mi) * 60 + sec
+
+
+def went_back(run: RunState, ev: Event) -> Optional[str]:
+    """Why the event's clock says it was logged before the run's latest line (prose), or None."""
+    c = clock(ev.timestamp)
+    if c is None or run.clock is None or c[0] != run.clock[0]:
+        return None
+    back = run.clock[1] - c[1]
+    if back > _BACK_S and (c[0] or back < _WRAP_S):
+        return f"line {ev.line} was logged at {ev.timestamp}, {back // 60} min before the run's latest line"
+    return None
+
+
+def other_process(run: RunState, sets: dict[str, str], ev: Event) -> Optional[str]:
+    """Why ``ev`` comes from another process than the open ``run`` (prose), or None."""
+    back = went_back(run, ev)
+    if back:
+        return back
+    who = role(ev)
+    if who is not None:
+        seen = run.pids.get(who)
+        if seen is not None and seen != ev.pid:
+            return f"line {ev.line}: {ev.process} pid={ev.pid}, the run's {ev.process} was pid={seen}"
+    named = named_model(sets, ev)
+    if named and run.config.model and not same_model(named, run.config.model):
+        return f"line {ev.line} names model {named}, the run's is {model_key(run.config.model)}"
+    return None
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two model spellings can name one model: equal last path components, or one's last
+    component inside the other's whole text (the HF cache path ``.../models--org--Name/snapshots/
+    <hash>`` of ``org/Name``)."""
+    ka, kb = model_key(a), model_key(b)
+    return ka == kb or ka in b.lower() or kb in a.lower()
+
+
+def note(run: RunState, ev: Event) -> None:
+    """Remember on the run the pid of the event's role (first pid wins; at most 64 roles) and the
+    latest clock its lines showed."""
+    c = clock(ev.timestamp)
+    if c is not None and (run.clock is None or (c[0] == run.clock[0] and c[1] > run.clock[1])):
+        run.clock = c
+    who = role(ev)
+    if who is not None and who not in run.pids and len(run.pids) < 64:
+        run.pids[who] = ev.pid  # type: ignore[assignment]

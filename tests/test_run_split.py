@@ -162,12 +162,29 @@ def test_the_clock_of_one_start():
 
     run = RunState(index=0, source="s", first_line=1, last_line=1, engine="vllm")
     ev = dict(line=2, rule="r", kind="k", source="s", message="m")
-    run.clock = clock("12-31 23:59:50")
+    run.clocks[""] = clock("12-31 23:59:50")
     assert went_back(run, Event(**ev, timestamp="01-01 00:00:05")) is None  # new year, no year printed
-    run.clock = clock("03-17 17:06:53")
+    run.clocks[""] = clock("03-17 17:06:53")
     assert went_back(run, Event(**ev, timestamp="03-17 17:06:20")) is None  # ranks a little out of order
     assert went_back(run, Event(**ev, timestamp="01-07 13:43:10"))
     assert went_back(run, Event(**ev, timestamp="2025-01-07 13:43:10")) is None  # another clock shape
-    run.clock = clock("2026-04-12 12:53:32")
+    run.clocks[""] = clock("2026-04-12 12:53:32")
     assert went_back(run, Event(**ev, timestamp="2025-04-21 18:35:51"))
     assert clock("not a time") is None
+
+
+def test_clocks_are_compared_within_one_process_only():
+    """A Ray worker node's relayed lines may carry another host's clock or time zone: hours behind
+    the head's lines is no new start; the same process going back is."""
+    from logscan.analysis.newstart import clock, note, went_back
+    from logscan.analysis.runstate import RunState
+
+    run = RunState(index=0, source="s", first_line=1, last_line=1, engine="vllm")
+    head = dict(line=2, rule="r", kind="k", source="s", message="m", process="APIServer", pid=1)
+    worker = dict(line=3, rule="r", kind="k", source="s", message="m", process="RayWorkerWrapper", pid=77)
+    note(run, Event(**head, timestamp="03-17 17:06:53"))
+    assert went_back(run, Event(**worker, timestamp="03-17 09:06:53")) is None  # another host, UTC-8
+    note(run, Event(**worker, timestamp="03-17 09:06:53"))
+    assert went_back(run, Event(**head, timestamp="03-17 17:07:00")) is None
+    assert went_back(run, Event(**head, timestamp="03-17 16:00:00"))  # the head's own clock went back
+    assert clock("03-17 16:00:00") is not None

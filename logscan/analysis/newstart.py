@@ -81,14 +81,27 @@ def clock(ts: Optional[str]) -> Optional[tuple[bool, int]]:
     return m.group(1) is not None, ((((y * 12 + mo) * 31 + d) * 24 + h) * 60 + mi) * 60 + sec
 
 
+def stream(ev: Event) -> str:
+    """The process stream of the event's line: its process tag, rank and pid ('' for an untagged
+    line). Clocks are compared within one stream only: one process's clock does not go back, but
+    two processes may run on hosts whose clocks or time zones differ (a Ray worker node's lines
+    relayed into the head's log), which is no new start."""
+    if not ev.process and ev.pid is None and ev.rank is None:
+        return ""
+    return f"{ev.process or ''}#{ev.rank or ''}#{ev.pid if ev.pid is not None else ''}"
+
+
 def went_back(run: RunState, ev: Event) -> Optional[str]:
-    """Why the event's clock says it was logged before the run's latest line (prose), or None."""
+    """Why the event's clock says it was logged before the latest line of the same process stream
+    in the run (prose), or None."""
     c = clock(ev.timestamp)
-    if c is None or run.clock is None or c[0] != run.clock[0]:
+    last = run.clocks.get(stream(ev))
+    if c is None or last is None or c[0] != last[0]:
         return None
-    back = run.clock[1] - c[1]
+    back = last[1] - c[1]
     if back > _BACK_S and (c[0] or back < _WRAP_S):
-        return f"line {ev.line} was logged at {ev.timestamp}, {back // 60} min before the run's latest line"
+        return (f"line {ev.line} was logged at {ev.timestamp}, {back // 60} min before the latest line "
+                f"of the same process in the run")
     return None
 
 
@@ -118,10 +131,13 @@ def same_model(a: str, b: str) -> bool:
 
 def note(run: RunState, ev: Event) -> None:
     """Remember on the run the pid of the event's role (first pid wins; at most 64 roles) and the
-    latest clock its lines showed."""
+    latest clock of the event's process stream (at most 64 streams)."""
     c = clock(ev.timestamp)
-    if c is not None and (run.clock is None or (c[0] == run.clock[0] and c[1] > run.clock[1])):
-        run.clock = c
+    key = stream(ev)
+    last = run.clocks.get(key)
+    if c is not None and (last is None or (c[0] == last[0] and c[1] > last[1])):
+        if last is not None or len(run.clocks) < 64:
+            run.clocks[key] = c
     who = role(ev)
     if who is not None and who not in run.pids and len(run.pids) < 64:
         run.pids[who] = ev.pid  # type: ignore[assignment]

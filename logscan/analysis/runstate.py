@@ -99,8 +99,9 @@ class RunState:
     identified_by: Optional[str] = None  #: the first line that named the engine, in prose
     #: process role (``Worker_TP0#TP0``) -> the first pid heard in it (``newstart``: another pid is another start)
     pids: dict[str, int] = field(default_factory=dict)
-    #: the latest prefix clock of its lines, ``newstart.clock``: (has a year, seconds)
-    clock: Optional[tuple[bool, int]] = None
+    #: per process stream (``newstart.stream``: process tag, rank, pid; '' for untagged lines) the
+    #: latest prefix clock of its lines, ``newstart.clock``: (has a year, seconds)
+    clocks: dict[str, tuple[bool, int]] = field(default_factory=dict)
 
 
 #: what ends a logged version token: U+FFFD (bytes that were not UTF-8), a control character

@@ -10,6 +10,7 @@ from enum import Enum
 from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic.json_schema import SkipJsonSchema
 
 
 class CostClass(str, Enum):
@@ -80,9 +81,9 @@ class Event(BaseModel):
     level: Optional[str] = None
     #: the process id of the line's process tag (``(APIServer pid=N)``): tells two starts apart
     #: (``analysis.newstart``); kept out of the report, carried by follow's checkpoint
-    pid: Optional[int] = Field(default=None, exclude=True)
+    pid: SkipJsonSchema[Optional[int]] = Field(default=None, exclude=True)
     #: the line prefix's timestamp as printed (``03-17 15:05:45``): a clock going back is another start
-    timestamp: Optional[str] = Field(default=None, exclude=True)
+    timestamp: SkipJsonSchema[Optional[str]] = Field(default=None, exclude=True)
 
     def __eq__(self, other: object) -> bool:
         """Equal when the report shows the same event (``pid`` and ``timestamp`` are read from the

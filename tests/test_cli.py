@@ -70,6 +70,17 @@ def test_schema_is_json_schema_of_the_report():
     assert doc["title"] == "Report" and "Selection" in doc["$defs"]
 
 
+def test_schema_lists_exactly_the_event_fields_the_json_carries():
+    """``Event.pid`` / ``timestamp`` tell starts apart inside the analyzer and are excluded from
+    the report: the published schema must not promise them either."""
+    doc = json.loads(run("schema").output)
+    report = json.loads(run("scan", "--format", "json", str(FP4_MARLIN)).output)
+    carried = {k for ev in report["events"] for k in ev}
+    listed = set(doc["$defs"]["Event"]["properties"])
+    assert carried and carried <= listed
+    assert not {"pid", "timestamp"} & listed
+
+
 def test_broken_pack_is_named_and_exits_2(tmp_path):
     import shutil
     from logscan.packs.loader import patterns_root

@@ -50,6 +50,22 @@ def load_tool(name: str):
     return tool(name)
 
 
+def load_bench(name: str = "throughput"):
+    """A benchmark script ``bench/<name>.py`` as a module (bench/ is not a package), loaded once
+    per session under the name ``bench_<name>``; ``throughput`` gives the synthetic log generator
+    (``runtime_lines``: request, metrics and access lines of vLLM)."""
+    import importlib.util
+    import sys
+
+    key = f"bench_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, ROOT / "bench" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+        sys.modules[key] = mod
+    return sys.modules[key]
+
+
 def real_logs(engine: str) -> list[Path]:
     """Bundled real logs (copied from the labelled corpus, lines as they were) of an engine."""
     return sorted((FIXTURES / engine).glob("*.log"))

@@ -6,18 +6,15 @@ UTF-8 and a multi-line message, are followed with the prefilter and with
 """
 from __future__ import annotations
 
-import importlib.util
 import io
 
 import pytest
 
 from logscan.follow.runner import Follower
 from logscan.packs.loader import load_packs, patterns_root
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, load_bench
 
-_spec = importlib.util.spec_from_file_location("bench_throughput", ROOT / "bench" / "throughput.py")
-BENCH = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(BENCH)  # type: ignore[union-attr]
+BENCH = load_bench()
 
 
 def _follow(path, monkeypatch, mode: str):

@@ -8,7 +8,6 @@ line's text (NUL, ANSI, lone CR, invalid UTF-8, CRI partials, Docker json-file e
 """
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 
@@ -20,7 +19,7 @@ from logscan.pipeline import scan_inputs
 from logscan.sources import reader
 from logscan.sources.prefilter import Gate, Prefilter, available_backends, make_prefilter, pack_keywords
 
-from .conftest import FIXTURES, ROOT, SHARED, corpus_params, pending_fixtures, real_logs
+from .conftest import FIXTURES, SHARED, corpus_params, load_bench, pending_fixtures, real_logs
 
 #: Every real log at hand: the bundled fixtures of each engine and, when present, the corpus.
 #: (logs listed ``unmet`` in fixtures/PENDING may have no recognised line yet: left out)
@@ -36,14 +35,7 @@ FAILED = [
 ]
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("throughput", ROOT / "bench" / "throughput.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-BENCH = _bench()
+BENCH = load_bench()
 
 
 def _report(path, prefilter):

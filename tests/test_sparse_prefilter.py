@@ -3,24 +3,15 @@ the prefilter passes the first matching line of a buffer and the first after eac
 hits, the matcher reads only the first after each start marker (logscan/sources/sparse.py)."""
 from __future__ import annotations
 
-import importlib.util
 import itertools
 
 from logscan.packs.loader import default_packs
 from logscan.sources.prefilter import make_prefilter
 from logscan.sources.sparse import SparsePrefilter
-from tests.conftest import ROOT
+from tests.conftest import load_bench
 
 
-def _bench():
-    """bench/throughput.py (its ``runtime_lines``: request, metrics and access lines of vLLM)."""
-    spec = importlib.util.spec_from_file_location("throughput", ROOT / "bench" / "throughput.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-BENCH = _bench()
+BENCH = load_bench()
 
 
 def _lines_of(buf: bytes, offsets: list[int]) -> set[int]:

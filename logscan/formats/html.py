@@ -103,6 +103,16 @@ def _selection(run: Run, s: Selection) -> list[str]:
     return out
 
 
+def _failure(f, cls: str, title: str, note: str) -> str:
+    """A run's failed start or failure while serving (``StartFailure``) as one finding box: the
+    evidence line and, when the engine named it, the cause line (each cut to 500 characters)."""
+    cause = (f'<div class="ev mono">cause (line {f.cause_line}): {_e((f.cause or "")[:500])}</div>'
+             if f.cause_line is not None else "")
+    sep = " " if note else ""
+    return (f'<div class="finding {cls}"><b>{title}</b> at line {f.line}{sep}{note.strip()}'
+            f'<div class="ev mono">{_e(f.evidence[:500])}</div>{cause}</div>')
+
+
 def _run(run: Run) -> list[str]:
     e = run.engine
     how = {"logged": "logged", "inferred": "inferred"}.get(e.version_source, "unknown")
@@ -121,17 +131,10 @@ def _run(run: Run) -> list[str]:
     out += [f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows]
     out.append("</table>")
     if run.start_failure is not None:
-        sf = run.start_failure
-        out.append(f'<div class="finding error"><b>start FAILED</b> at line {sf.line}'
-                   f'<div class="ev mono">{_e(sf.evidence[:500])}</div>'
-                   + (f'<div class="ev mono">cause (line {sf.cause_line}): {_e((sf.cause or "")[:500])}</div>'
-                      if sf.cause_line is not None else "") + "</div>")
+        out.append(_failure(run.start_failure, "error", "start FAILED", ""))
     if run.serving_failure is not None:
-        cf = run.serving_failure
-        out.append(f'<div class="finding warning"><b>failed while serving</b> at line {cf.line} '
-                   f'(the server had come up; not a failed start)<div class="ev mono">{_e(cf.evidence[:500])}</div>'
-                   + (f'<div class="ev mono">cause (line {cf.cause_line}): {_e((cf.cause or "")[:500])}</div>'
-                      if cf.cause_line is not None else "") + "</div>")
+        out.append(_failure(run.serving_failure, "warning", "failed while serving",
+                            " (the server had come up; not a failed start)"))
     if not run.selections:
         out.append("<p>no quantized kernel selection in this run</p>")
     for s in run.selections:

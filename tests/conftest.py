@@ -66,6 +66,25 @@ def load_bench(name: str = "throughput"):
     return sys.modules[key]
 
 
+def scan_json(path: Path) -> dict:
+    """``logscan scan --format json PATH`` through the CLI, parsed: the report a user pipes."""
+    import json
+
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+
+    r = CliRunner().invoke(cli, ["scan", "--format", "json", str(path)], catch_exceptions=False)
+    return json.loads(r.stdout)
+
+
+def write_log(tmp_path: Path, text: str, name: str = "x.log") -> Path:
+    """``text`` written as ``tmp_path/name`` (UTF-8): a log made of quoted engine lines."""
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
 def real_logs(engine: str) -> list[Path]:
     """Bundled real logs (copied from the labelled corpus, lines as they were) of an engine."""
     return sorted((FIXTURES / engine).glob("*.log"))

@@ -2,25 +2,15 @@
 the real log of the batch (fixtures/) and with a counter-example that must stay as it was."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from logscan.cli import cli
+from tests.conftest import scan_json, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures"
 
 
 def _runs(path: Path) -> list[dict]:
-    r = CliRunner().invoke(cli, ["scan", "--format", "json", str(path)], catch_exceptions=False)
-    return json.loads(r.stdout)["runs"]
-
-
-def _write(tmp_path: Path, text: str) -> Path:
-    p = tmp_path / "x.log"
-    p.write_text(text, encoding="utf-8")
-    return p
+    return scan_json(path)["runs"]
 
 
 # --- a fallback to a GEMM library names the library the layer now runs on ---------------------
@@ -34,7 +24,7 @@ def test_a_wrapped_fallback_clause_on_its_own_line_is_a_selection():
 
 
 def test_an_attention_fallback_to_the_same_library_is_no_gemm_selection(tmp_path):
-    log = _write(tmp_path, "(EngineCore pid=1) WARNING 06-01 10:00:00 [xpu.py:91] Flash Attention on XPU does "
+    log = write_log(tmp_path, "(EngineCore pid=1) WARNING 06-01 10:00:00 [xpu.py:91] Flash Attention on XPU does "
                            "not support float32 dtype. Falling back to Triton Attention backend.\n"
                            "(EngineCore pid=1) INFO 06-01 10:00:00 [rocm.py:301] Cannot use ROCm custom paged "
                            "attention kernel, falling back to Triton implementation.\n")
@@ -93,7 +83,7 @@ def test_a_traceback_under_a_vllm_process_tag_is_a_vllm_failed_start():
 
 def test_a_generic_process_tag_names_no_engine(tmp_path):
     # Ray's worker tag has the same '(Name pid=N)' shape: it stays no engine's
-    log = _write(tmp_path, "(RayWorkerWrapper pid=4321) Traceback (most recent call last):\n"
+    log = write_log(tmp_path, "(RayWorkerWrapper pid=4321) Traceback (most recent call last):\n"
                            "(RayWorkerWrapper pid=4321)   File \"/usr/lib/python3.12/x.py\", line 1, in f\n"
                            "(RayWorkerWrapper pid=4321) RuntimeError: boom\n")
     assert [r["engine"]["name"] for r in _runs(log)] in ([], ["unknown"])

@@ -3,33 +3,19 @@ data, engine naming, platform), each on the real log of the batch (fixtures/) an
 counter-example that must stay as it was."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from click.testing import CliRunner
 from packaging.version import Version
 
-from logscan.cli import cli
 from logscan.gate.releases import release_of
 from logscan.models import EngineInfo
+from tests.conftest import scan_json, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures"
 
 
 def _runs(path: Path) -> list[dict]:
-    r = CliRunner().invoke(cli, ["scan", "--format", "json", str(path)], catch_exceptions=False)
-    return json.loads(r.stdout)["runs"]
-
-
-def _report(path: Path) -> dict:
-    r = CliRunner().invoke(cli, ["scan", "--format", "json", str(path)], catch_exceptions=False)
-    return json.loads(r.stdout)
-
-
-def _write(tmp_path: Path, text: str) -> Path:
-    p = tmp_path / "x.log"
-    p.write_text(text, encoding="utf-8")
-    return p
+    return scan_json(path)["runs"]
 
 
 # --- era data: a process tag's era ends at the first release that prints its successor -------
@@ -46,7 +32,7 @@ def test_the_enginecore_n_tag_allows_the_010x_releases_that_still_print_it():
 
 
 def test_the_enginecore_dp_tag_still_starts_at_0102(tmp_path):
-    log = _write(tmp_path, "(EngineCore_DP0 pid=7) INFO 09-20 10:00:00 [__init__.py:1] Automatically "
+    log = write_log(tmp_path, "(EngineCore_DP0 pid=7) INFO 09-20 10:00:00 [__init__.py:1] Automatically "
                            "detected platform cuda.\n")
     (run,) = _runs(log)
     assert Version(run["engine"]["release_range"][0]) >= Version("0.10.2")
@@ -61,13 +47,13 @@ def test_a_window_of_sglang_decode_batch_lines_alone_is_an_sglang_run():
 
 
 def test_batch_statistics_stay_noise_once_the_engine_is_named():
-    report = _report(FIX / "sglang" / "sglang-172.log")
+    report = scan_json(FIX / "sglang" / "sglang-172.log")
     stats = [e for e in report["events"] if e["rule"] == "sglang.identity.scheduler-stats"]
     assert [e["line"] for e in stats] == [2]  # one naming event; lines 3-5 are skipped as before
 
 
 def test_unprefixed_batch_words_name_no_engine(tmp_path):
-    log = _write(tmp_path, "Decode batch, #running-req: 32, #full token: 53587, gen throughput (token/s): 1686.10\n")
+    log = write_log(tmp_path, "Decode batch, #running-req: 32, #full token: 53587, gen throughput (token/s): 1686.10\n")
     assert _runs(log) == []
 
 
@@ -81,7 +67,7 @@ def test_a_vllm_xpu_build_in_a_package_path_names_xpu_without_taking_the_frame()
 
 
 def test_a_torch_xpu_wheel_or_a_cuda_build_tag_names_no_xpu(tmp_path):
-    log = _write(tmp_path, "INFO 06-26 19:39:00 [api_server.py:1] vLLM API server version "
+    log = write_log(tmp_path, "INFO 06-26 19:39:00 [api_server.py:1] vLLM API server version "
                            "0.10.1.dev446+g7e3a8dc90.d20250808.cu129\nPyTorch version: 2.11.0+xpu\n")
     (run,) = _runs(log)
     assert run["engine"]["platform"] != "XPU"

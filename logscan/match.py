@@ -81,14 +81,12 @@ class Matcher:
     def __init__(self, packs: PackSet, engines: Optional[list[str]] = None, context: Optional[str] = None):
         self.rules: list[CompiledRule] = []
         self._engine_of: list[str] = []  #: engine (pack) of each rule, parallel to ``rules``
-        self._engine_by_rule: dict[int, str] = {}  #: ``id(CompiledRule)`` -> its engine
         #: prefix-format id -> engine: a line whose prefix belongs to a pack is that engine's
         self._prefix_engine: dict[str, str] = {}
         for name, pack in packs.packs.items():
             if engines is None or name in engines:
                 self.rules.extend(pack.rules)
                 self._engine_of.extend([pack.engine] * len(pack.rules))
-                self._engine_by_rule.update((id(cr), pack.engine) for cr in pack.rules)
                 for pf in pack.prefixes:
                     if not pf.spec.shared_with:  # a shape several engines print names none of them
                         self._prefix_engine.setdefault(pf.spec.id, pack.engine)
@@ -150,8 +148,9 @@ class Matcher:
             return self._rules_of_key[found[0]]
         return sorted({i for k in found for i in self._rules_of_key[k]})
 
-    def _candidates(self, message: str, owner: Optional[str], rule_ids: list[int]) -> Iterator[CompiledRule]:
-        """Rules whose keywords the message holds, in the order they are tried.
+    def _candidates(self, message: str, owner: Optional[str],
+                    rule_ids: list[int]) -> Iterator[tuple[str, CompiledRule]]:
+        """``(engine, rule)`` of the rules whose keywords the message holds, in the order they are tried.
 
         A line whose prefix belongs to a pack (``owner``) is tried against that pack's rules
         only (then, for a pack with ``borrow_rules``, the other packs' exact rules), so one
@@ -174,7 +173,7 @@ class Matcher:
                      if self.rules[i].rule.kind == "identity" and not self.rules[i].rule.prefixed_only
                      and self._engine_of[i] not in opaque]
             for _, i in sorted(first):
-                yield self.rules[i]
+                yield self._engine_of[i], self.rules[i]
         hits = []
         for i in rule_ids:
             cr = self.rules[i]
@@ -208,8 +207,8 @@ class Matcher:
                 tier = 1 if (r.family or r.finding or r.cost_class) else 3
             hits.append((tier, self._pack_rank[eng], i, cr))
         hits.sort(key=lambda h: (h[0], h[1], h[2]))
-        for _, _, _, cr in hits:
-            yield cr
+        for _, _, i, cr in hits:
+            yield self._engine_of[i], cr
 
     def _search(self, rx, text: str, rule_id: str, method: str = "search"):
         """``rx.search`` (or ``match``) within the line's budget left; None on a timeout (counted)."""
@@ -295,7 +294,7 @@ class Matcher:
             self._context = owner
         self.stats.prefilter_hits += 1
         self._source = rec.source
-        for cr in self._candidates(msg, owner, rule_ids):
+        for eng, cr in self._candidates(msg, owner, rule_ids):
             r = cr.rule
             if noise and r.kind != "identity":
                 continue
@@ -327,7 +326,7 @@ class Matcher:
                 # evidence of the engine (a traceback path, a banner) or of the platform (a
                 # package path's build tag, a device banner): other rules still read the line
                 if r.kind == "identity" and owner is None and self._context is None:
-                    self._context = self._engine_by_rule[id(cr)]  # the run's engine: its rules first
+                    self._context = eng  # the run's engine: its rules first
                 yield ev
                 continue
             if r.continuation is not None:

@@ -49,18 +49,21 @@ def arch_check(ctx: Analyzer, run: RunState, pack: Pack, add_finding, present: f
 
 
 def judged_machine(ctx: Analyzer, run: RunState):
-    """The machine the run is judged against: ``--gpu``, else the GPU / capability the log names."""
+    """The machine the run is judged against: ``--gpu``, else the GPU / capability the log names,
+    else a platform without compute capability the log names (``patterns/gpus.toml``
+    ``[platform.*]``: HPU). Returns ``(Machine, "given" | "log")`` or ``(None, None)``."""
     from .gates import Machine
-    from .gpus import resolve_gpu
+    from .gpus import platform_without_cc, resolve_gpu
 
     for text, origin in ((ctx.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
         g = resolve_gpu(text) if text else None
         if g is not None and g.cc is not None:
             return Machine(platform=run.platform or "CUDA", cc=g.cc, gpu=g.name, cuda=ctx.cuda), origin
-        if g is not None and g.platform == "HPU":  # Gaudi has no compute capability: its branch is the platform's
-            return Machine(platform="HPU", gpu=g.name), origin
-    if run.platform == "HPU":  # the log's own lines say Gaudi (patterns/tgi/rules/62-platform.toml)
-        return Machine(platform="HPU", gpu="Intel Gaudi"), "log"
+        if g is not None and platform_without_cc(g.platform):  # gpus.toml [platform.*]: its branch is the platform's
+            return Machine(platform=g.platform, gpu=g.name), origin
+    plat = platform_without_cc(run.platform)  # the log's own lines name such a platform (TGI Gaudi)
+    if plat is not None:
+        return Machine(platform=run.platform, gpu=plat.device or run.platform), "log"
     return None, None
 
 

@@ -1,0 +1,88 @@
+"""Engine knowledge that lives in pack data, not in code (#16 enginedata): each test fails when
+the data it names is removed.
+
+- ``shared`` on vLLM's ``[[process]]`` tag (patterns/vllm/pack.toml): rankless process names that
+  several processes of one start print (``VllmWorkerProcess``, ``RayWorkerWrapper``), no role for
+  ``analysis/newstart``; without it vllm-176's four worker pids read as four starts.
+- ``[platform.HPU]`` in patterns/gpus.toml: a platform without compute capability, judged against
+  the platform (TGI's Gaudi branch); without it the Gaudi walk finds no machine.
+- ``runstate.MODEL_FACTS``: the ``sets`` keys that ``set_fact`` may store as the model.
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from logscan.analysis import gpus, newstart
+from logscan.analysis.runstate import MODEL_FACTS, RunState, set_fact
+from logscan.models import Event
+from logscan.packs.loader import default_packs, load_packs, patterns_root
+from logscan.pipeline import scan_inputs
+from tests.conftest import FIXTURES
+
+
+def _packs_without_shared(tmp_path):
+    root = tmp_path / "patterns"
+    shutil.copytree(patterns_root(), root)
+    toml = root / "vllm" / "pack.toml"
+    text = toml.read_text()
+    assert "\nshared = 'Worker|Wrapper'\n" in text
+    toml.write_text(text.replace("\nshared = 'Worker|Wrapper'\n", "\n"))
+    return load_packs(root)
+
+
+def test_the_shared_process_names_are_pack_data():
+    rx = newstart.shared_names(default_packs())
+    assert rx is not None
+    ev = dict(line=1, rule="r", kind="k", source="s", message="m")
+    for name in ("VllmWorkerProcess", "RayWorkerWrapper"):
+        assert newstart.role(Event(**ev, process=name, pid=5), rx) is None
+    assert newstart.role(Event(**ev, process="APIServer", pid=5), rx) == "APIServer#"
+    # the data gone: the same names are roles (a second pid would be a second start)
+    assert newstart.role(Event(**ev, process="VllmWorkerProcess", pid=5), None) == "VllmWorkerProcess#"
+
+
+def test_vllm_176s_worker_processes_are_one_start_because_the_pack_says_their_name_is_shared(tmp_path):
+    # vllm-176: four VllmWorkerProcess pids (TP ranks of one V0 start) print under one rankless name
+    log = str(FIXTURES / "vllm" / "vllm-176.log")
+    shipped = scan_inputs([log]).runs
+    stripped = scan_inputs([log], packs=_packs_without_shared(tmp_path)).runs
+    assert len(stripped) > len(shipped)
+
+
+def test_a_platform_without_compute_capability_is_gpus_toml_data(tmp_path, monkeypatch):
+    entry = gpus.platform_without_cc("HPU")
+    assert entry is not None and entry.device == "Intel Gaudi"
+    assert gpus.platform_without_cc("CUDA") is None and gpus.platform_without_cc("ROCM") is None
+    args = ('2025-06-01T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "m", revision: None, '
+            'quantize: Some(Fp8), dtype: None }\n')
+    p = tmp_path / "x.log"
+    p.write_text("root@h:~# docker run --runtime=habana -e HABANA_VISIBLE_DEVICES=all tgi_gaudi --model-id m "
+                 "--quantize fp8\n" + args)
+    (run,) = scan_inputs([str(p)]).runs
+    assert [s.kernel for s in run.selections] == ["Fp8Linear (HPU fp8_gemm_v2)"]
+    assert "Intel Gaudi (HPU, from the log)" in run.selections[0].evidence
+    # the [platform.HPU] table removed: no machine to judge the HPU run against, no walk
+    stripped = gpus.gpu_file().model_copy(update={"platform": {}})
+    monkeypatch.setattr(gpus, "gpu_file", lambda root=None: stripped)
+    (run,) = scan_inputs([str(p)]).runs
+    assert run.selections == []
+    # and --gpu Gaudi2 (platform HPU, no cc) is judged against the platform only through the table
+    (run,) = scan_inputs([str(p)], gpu="Gaudi2").runs
+    assert run.selections == []
+
+
+def test_the_model_facts_are_the_keys_set_fact_stores_as_the_model():
+    values = {"model": "org/M", "config": "model='org/M', quantization=fp8",
+              "args": "{'model': 'org/M'}", "server_args": "ServerArgs(model_path='org/M', tp_size=1)"}
+    keys = set()
+    for cr in (c for p in default_packs().packs.values() for c in p.rules):
+        keys.update(cr.rule.sets)
+    naming = set()
+    for k in sorted(keys | set(values)):
+        run = RunState(index=0, source="s", first_line=1, last_line=1, engine="vllm")
+        set_fact(run, k, values.get(k, "model='org/M'"), Event(line=1, rule="r", kind="k", source="s", message="m"))
+        if run.config.model:
+            naming.add(k)
+    assert naming == set(MODEL_FACTS)

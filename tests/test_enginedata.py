@@ -86,3 +86,33 @@ def test_the_model_facts_are_the_keys_set_fact_stores_as_the_model():
         if run.config.model:
             naming.add(k)
     assert naming == set(MODEL_FACTS)
+
+
+def test_vllm_029s_failed_start_carries_vllms_rule_once_the_run_is_known_to_be_vllm():
+    # vllm-029: the traceback header (line 7) comes before the first .../vllm/... frame (line 12)
+    # that names vLLM; every pack's generic traceback rule could read it, llama.cpp's did
+    (run,) = scan_inputs([str(FIXTURES / "vllm" / "vllm-029.log")]).runs
+    assert run.engine.name == "vllm"
+    assert (run.start_failure.line, run.start_failure.rule) == (7, "vllm.uncaught.traceback")
+
+
+def test_generic_lines_are_settled_to_the_runs_engine_and_nothing_else_is():
+    from logscan.analysis.analyzer import Analyzer
+    from logscan.analysis.run_checks import settle_engine
+
+    ctx = Analyzer(default_packs())
+    run = RunState(index=0, source="s", first_line=1, last_line=3, engine="sglang")
+    base = dict(source="s", kind="uncaught")
+    run.events = [
+        Event(line=1, rule="llamacpp.uncaught.traceback", message="Traceback (most recent call last):", **base),
+        # a traceback logged at WARNING: the run's pack reads tracebacks at error levels only
+        Event(line=2, rule="llamacpp.uncaught.traceback", message="Traceback (most recent call last):",
+              level="WARNING", **base),
+        Event(line=3, rule="vllm.uncaught.exception", message="KeyError: 'type'", level="ERROR", **base),
+    ]
+    first = next(c for c, p in ctx.rules.values() if p.engine == "llamacpp" and c.rule.kind not in
+                 ("uncaught", "ready", "progress", "identity", "platform"))
+    run.events.append(Event(line=4, rule=first.rule.id, message="x", source="s", kind=first.rule.kind))
+    settle_engine(ctx, run)
+    assert [e.rule for e in run.events] == [
+        "sglang.uncaught.traceback", "llamacpp.uncaught.traceback", "sglang.uncaught.exception", first.rule.id]

@@ -21,6 +21,44 @@ if TYPE_CHECKING:
     from .analyzer import Analyzer
 
 
+#: rule kinds every pack holds in the same generic shape (``patterns/<engine>/rules/99-uncaught.toml``:
+#: a traceback line, the server came up, start-up progress): which pack's rule read such a line
+#: says nothing of the line, only which engine the matcher knew of then
+_GENERIC_KINDS = frozenset({"uncaught", "ready", "progress"})
+
+
+def settle_engine(ctx: Analyzer, run: RunState) -> None:
+    """Give the run's generic lines (``_GENERIC_KINDS``) read by another engine's rule, before the
+    matcher knew the run's engine, the run's own engine's rule: the first rule of that kind in
+    the run's pack (pack order, its ``levels`` respected) that reads the line's message. A line
+    no such rule reads keeps its rule. Mutates ``run.events`` (copies of the events replace
+    them); raises nothing (a regex timeout keeps the rule).
+
+    vllm-029: ``Traceback (most recent call last):`` comes before the first ``.../vllm/...``
+    frame that names vLLM, so every pack's traceback rule could read it and llama.cpp's (first by
+    pack order) did; the run is vLLM's and so is its failed start's rule."""
+    own = None
+    for i, ev in enumerate(run.events):
+        cr, pack = ctx.rules[ev.rule]
+        if pack.engine == run.engine or cr.rule.kind not in _GENERIC_KINDS:
+            continue
+        if own is None:
+            home = ctx.packs.packs.get(run.engine)
+            own = [c for c in home.rules if c.rule.kind in _GENERIC_KINDS] if home is not None else []
+        for c in own:
+            r = c.rule
+            if r.kind != cr.rule.kind or (r.levels and ev.level and ev.level.lower() not in r.levels):
+                continue
+            try:
+                m = c.regex.search(ev.message, timeout=0.05)
+            except TimeoutError:
+                continue
+            if m:
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                run.events[i] = ev.model_copy(update={"rule": r.id, "groups": groups})
+                break
+
+
 def fact(run: RunState, name: str) -> Optional[str]:
     """Run fact ``name``: a ``RunConfig`` field, else ``config.extra[name]`` (None when not logged)."""
     c = run.config

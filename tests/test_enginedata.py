@@ -116,3 +116,55 @@ def test_generic_lines_are_settled_to_the_runs_engine_and_nothing_else_is():
     settle_engine(ctx, run)
     assert [e.rule for e in run.events] == [
         "sglang.uncaught.traceback", "llamacpp.uncaught.traceback", "sglang.uncaught.exception", first.rule.id]
+
+
+def _codes(path, gpu=None):
+    return [[f.code for f in r.findings] for r in scan_inputs([str(path)], gpu=gpu).runs]
+
+
+def test_a_deepgemm_selection_under_gpu_t4_is_flagged_from_the_ladders_sm90_floor():
+    # sglang-002: "Entering DeepGEMM JIT Pre-Complie session" is rung 1/5 of SGLang's
+    # dispatch_w8a8_block_fp8_linear, whose gate (patterns/planning/sglang.toml) needs sm90 or newer
+    log = FIXTURES / "sglang" / "sglang-002.log"
+    (run,) = scan_inputs([str(log)], gpu="T4").runs
+    (f,) = [f for f in run.findings if f.code == "GPU_CONTRADICTS_LOG"]
+    assert f.kernel == "DeepGEMM" and f.inferred and "sm90 or newer" in f.reasons[0] and "sm75" in f.reasons[0]
+    for ok in ("H100", "B200", None):  # a GPU that can run it, or none given: nothing to say
+        assert "GPU_CONTRADICTS_LOG" not in sum(_codes(log, ok), [])
+
+
+def test_the_contradiction_rests_on_the_ladder_data(monkeypatch):
+    # the planning overlay's gate terms removed: the rung has no recorded terms, nothing is claimed
+    from logscan.analysis import overlay
+
+    monkeypatch.setattr(overlay, "load_overlay", lambda engine, root=None: None)
+    assert "GPU_CONTRADICTS_LOG" not in sum(_codes(FIXTURES / "sglang" / "sglang-002.log", "T4"), [])
+
+
+def test_an_exact_arch_rung_on_a_newer_gpu_is_no_contradiction(tmp_path):
+    # vLLM 0.10.2 prints "FlashInfer MXFP4 BF16" for its SM90 and its SM100 backend (template history);
+    # the ladders' alias names the SM90 class: on a B200 that is an alias gap, not a wrong --gpu
+    lines = [ln for ln in (FIXTURES / "vllm" / "synthetic-era-0.10.log").read_text().splitlines()
+             if not ln.startswith("#")]
+    sm100 = [ln.replace("backend for SM90", "backend for SM100, For faster performance on SM100, consider setting "
+                        "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1, though this may impact accuracy.") for ln in lines]
+    p = tmp_path / "b200.log"
+    p.write_text("\n".join(sm100) + "\n")
+    assert "GPU_CONTRADICTS_LOG" not in sum(_codes(p, "B200"), [])
+    assert "GPU_CONTRADICTS_LOG" in sum(_codes(p, "A100"), [])  # older than either backend: contradicted
+
+
+def test_gpu_supplies_no_kernel_for_an_engine_that_logs_its_own(tmp_path):
+    # vllm-176: quantization=awq_marlin in the config, no kernel line: --gpu H100 infers nothing
+    # (scan --help and docs/ladders-and-predictions.md say so), the run stays without a kernel
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+
+    log = str(FIXTURES / "vllm" / "vllm-176.log")
+    (run,) = scan_inputs([log], gpu="H100").runs
+    assert run.config.quantization == "awq_marlin" and run.selections == []
+    r = CliRunner().invoke(cli, ["scan", "--gpu", "H100", "--fail-on", "NO_KERNEL_SEEN", log])
+    assert r.exit_code == 1 and "NO_KERNEL_SEEN" in r.output
+    help_text = " ".join(CliRunner().invoke(cli, ["scan", "--help"]).output.split())
+    assert "no kernel line stays NO_KERNEL_SEEN" in help_text and "GPU_CONTRADICTS_LOG" in help_text

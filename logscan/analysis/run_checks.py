@@ -164,7 +164,11 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
     for s in sels.values():
         sel = s.selection
         pos = sel.ladder
-        if pos is None or pos.rung <= 1 or pos.ladder_version not in pack.ladders:
+        if pos is None or pos.ladder_version not in pack.ladders:
+            continue
+        if sel.observed and origin == "given":
+            contradicted(ctx, run, pack, sel, machine, add_finding)
+        if pos.rung <= 1:
             continue
         skipped = skipped_rungs(pack.ladders[pos.ladder_version], pos.registry, pos.platform, pos.rung,
                                 sel.cost_class.value, machine)
@@ -179,6 +183,63 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
                     basis="ladder", family=sel.family,
                     title=f"{sel.kernel} ({sel.family}) is below what {where(machine)} should reach: "
                           f"{skipped[0].kernel} ({skipped[0].cost_class})")
+
+
+def _floor(t) -> Optional[int]:
+    """The lowest compute capability (digits) a capability term lets through, or None: ``cc_min``
+    / ``cc_eq`` its ``cc``, ``cc_range`` its ``lo``, ``cc_family`` its ``major`` x 10; None for a
+    negated term, other kinds, and alternatives (``any_of``)."""
+    if t.negate:
+        return None
+    if t.kind in ("cc_min", "cc_eq"):
+        return t.cc
+    if t.kind == "cc_range":
+        return t.lo
+    if t.kind == "cc_family" and t.major is not None:
+        return t.major * 10
+    return None
+
+
+def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machine, add_finding) -> None:
+    """GPU_CONTRADICTS_LOG when the log shows a kernel whose own rung needs a newer GPU than the
+    ``--gpu`` one: a capability term of the rung's gate (as ``ladder`` walks it: the planning
+    overlay's terms, ``predict.rung_terms``) whose floor is above the given compute capability,
+    e.g. SGLang's DeepGEMM (``dispatch_w8a8_block_fp8_linear`` rung 1, "sm90 or newer",
+    patterns/planning/sglang.toml) seen with ``--gpu T4`` (sm75).
+
+    Only a floor counts: an exact-arch term failing on a NEWER GPU is no proof, because one
+    logged name can stand for per-arch variants the ladder's aliases do not tell apart (vLLM
+    0.10.2 prints "FlashInfer MXFP4 BF16" for both SM90_FI_MXFP4_BF16 and SM100_FI_MXFP4_BF16);
+    alternatives (``any_of``) and non-CUDA machines are not judged. Only for ``--gpu``: a GPU
+    the log names is the log's own word. The log is the evidence, so ``--gpu`` is probably not
+    the GPU the log came from, and what was inferred from it (UNEXPECTED_FALLBACK, walked kernels)
+    rests on the wrong machine."""
+    from .predict import rung_terms
+    from .words import term_words
+
+    pos = sel.ladder
+    if machine.cc is None or pos is None or machine.platform != "CUDA" or pos.platform not in ("CUDA", "ANY"):
+        return
+    ladder = pack.ladders[pos.ladder_version]
+    reg = next((r for r in ladder.registry if r.name == pos.registry), None)
+    names = reg.platforms.get(pos.platform, []) if reg is not None else []
+    if not 1 <= pos.rung <= len(names):
+        return
+    terms, _, _ = rung_terms(ladder, reg, names[pos.rung - 1])
+    above = [t for t in terms if (not t.only_on or "CUDA" in t.only_on)
+             and (f := _floor(t)) is not None and machine.cc < f]
+    if not above:
+        return
+    why = "; ".join(term_words(t) for t in above)
+    ev = next((e for e in run.events if e.line == sel.line), run.events[0])
+    add_finding("GPU_CONTRADICTS_LOG", ev, sel.rule, kernel=sel.kernel, inferred=True, basis="ladder",
+                family=sel.family,
+                reasons=[f"the log shows {sel.kernel} (rung {pos.rung}/{pos.rungs} of {pos.registry}, {pos.platform}, "
+                         f"{sel.ladder.ladder_version}), whose gate needs {why}: {machine.gpu} ({where(machine)}, "
+                         f"from --gpu) is older",
+                         "the log is the evidence: --gpu is probably not the GPU this log came from, and what "
+                         "was inferred from --gpu for this run rests on a machine the log contradicts"],
+                title=f"--gpu {machine.gpu} ({where(machine)}) cannot run {sel.kernel}, which the log shows")
 
 
 def why_cost(placement, lk, cost: CostClass, reasoning: Optional[str], title: str = "vLLM") -> list[str]:

@@ -81,3 +81,30 @@ def test_the_engines_own_failure_line_after_the_poll_wins(packs, tmp_path):
     assert run.start_failure.evidence == "EngineCore failed to start."
     (rec,) = _failures(out)
     assert rec["start_failure"]["line"] == run.start_failure.line
+
+
+def test_a_failure_held_for_the_quiet_poll_survives_a_restart_at_that_instant(packs, tmp_path):
+    """The poll that read the traceback held its failure for a quiet poll; follow stopped (its
+    state saved) before that poll came. The restarted follower's first quiet poll reports it: the
+    held flag is in the state file, not only in memory (it used to be forgotten until the close)."""
+    path = tmp_path / "engine.log"
+    path.write_bytes((DATA / "trtllm-2052.log").read_bytes())
+    state = tmp_path / "state.json"
+    out = io.StringIO()
+    f = Follower([str(path)], packs, out, state_file=str(state), idle_flush=3600)
+    f.poll_once()
+    f.save_state()  # SIGTERM: run()'s finally
+    assert _failures(out) == []
+    assert json.loads(state.read_text())["streams"][str(path)]["held_failure"] is True
+    out2 = io.StringIO()
+    g = Follower([str(path)], packs, out2, state_file=str(state), idle_flush=3600)
+    g.poll_once()  # no new line since the state: the quiet poll the first follower did not live to see
+    (rec,) = _failures(out2)
+    assert rec["start_failure"]["cause"] == "KeyError: 'type'"
+    g.poll_once()
+    g.save_state()
+    assert "held_failure" not in json.loads(state.read_text())["streams"][str(path)]
+    h = Follower([str(path)], packs, io.StringIO(), state_file=str(state), idle_flush=3600)
+    h.poll_once()
+    h.end_all()
+    assert _failures(h.out) == []  # reported once, never again after a second restart

@@ -22,7 +22,7 @@ from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .ladders import LadderIndex
-from .newstart import note, other_process
+from .newstart import note, other_process, shared_names
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_fact
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -61,6 +61,7 @@ class Analyzer:
         #: marker since: a later failure is a crash while serving (``lifecycle``, one int per source)
         self.up_seen: dict[str, int] = {}
         self.max_events_per_run = 10_000
+        self._shared = shared_names(packs)  #: process names several processes of one start share
 
     # -- feeding -------------------------------------------------------------------------
     def feed(self, ev: Event, prefix_engine: Optional[str] = None,
@@ -85,7 +86,7 @@ class Analyzer:
                 self._run = None
             elif run is not None and run.source == ev.source and len(run.events) < self.max_events_per_run:
                 run.events.append(ev)
-                note(run, ev)
+                note(run, ev, self._shared)
             return
         if r.kind == "ready":
             self.up_seen[ev.source] = ev.line  # remembered even when the line joins no run
@@ -126,7 +127,7 @@ class Analyzer:
             run.rules_seen.append(r.id)
         if len(run.events) < self.max_events_per_run:
             run.events.append(ev)
-        note(run, ev)
+        note(run, ev, self._shared)
         for key, tmpl in r.sets.items():
             set_fact(run, key, fill(tmpl, ev.groups), ev)
 
@@ -191,7 +192,7 @@ class Analyzer:
         in a role the run heard from, another model) after the run said more than its start lines."""
         if run.source != ev.source or ev.line < run.first_line or not self._has_substance(run, since_start=False):
             return False  # a multi-line event emitted late (its continuation held it) splits nothing
-        return other_process(run, r.sets, ev) is not None
+        return other_process(run, r.sets, ev, self._shared) is not None
 
     @staticmethod
     def _ended(run: RunState) -> bool:

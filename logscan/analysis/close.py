@@ -90,6 +90,7 @@ class FindingSet:
 
 def close_run(ctx: Analyzer, run: RunState) -> Run:
     """The ``Run`` a closed run state makes: engine facts, selections placed on their ladders, findings."""
+    run_checks.settle_engine(ctx, run)  # generic lines read before the engine was known: its own rules
     info = engine_info(ctx, run)
     idx = ctx.ladders.get(run.engine)
     pack = ctx.packs.packs[run.engine]

@@ -25,12 +25,29 @@ class GpuEntry(BaseModel):
     aliases: list[str] = Field(min_length=1)
 
 
+class PlatformEntry(BaseModel):
+    """A platform's facts (``[platform.HPU]``): whether its devices have a compute capability, and
+    how reasons name its device when a log names only the platform."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    compute_capability: bool = True
+    device: str = ""
+
+
 class GpuFile(BaseModel):
-    """``patterns/gpus.toml``: GPU names and the package names ``--with`` accepts."""
+    """``patterns/gpus.toml``: GPU names, platform facts and the package names ``--with`` accepts."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     gpu: dict[str, GpuEntry]
+    platform: dict[str, PlatformEntry] = Field(default_factory=dict)
     package_alias: dict[str, str] = Field(default_factory=dict)
+
+
+def platform_without_cc(platform: Optional[str]) -> Optional[PlatformEntry]:
+    """The ``gpus.toml`` entry of ``platform`` (``HPU``) when its devices have no compute
+    capability (a run on it is judged against the platform), else None."""
+    entry = gpu_file().platform.get(platform or "")
+    return entry if entry is not None and not entry.compute_capability else None
 
 
 @functools.lru_cache(maxsize=4)

@@ -11,6 +11,7 @@ module finds the two other signs that a process which is not the open run's now 
   ``Worker_TP1`` are two roles of one start (different pids per rank are one run). Names that
   several live processes of one start share carry no rank (vLLM V0's ``VllmWorkerProcess`` per
   rank, vllm/executor/multiproc_worker_utils.py; Ray's ``RayWorkerWrapper``): they are no role.
+  Which names those are is pack data: the ``shared`` regex of the packs' ``[[process]]`` formats.
 - **another model**: a line that names the model (a rule's ``model`` fact, a config / args /
   ServerArgs dump, vLLM's ``Starting to load model X...`` progress line) naming a different
   model than the one the open run already named. Spellings of one model (an HF id and the local
@@ -21,25 +22,47 @@ Either one closes the open run only once it holds more than start lines (``Analy
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import regex
 
 from ..models import Event
-from .runstate import RunState, fill, set_fact
+from .runstate import MODEL_FACTS, RunState, fill, set_fact
 
-#: facts whose value can name the model (``runstate.set_fact`` reads them)
-_MODEL_FACTS = ("model", "config", "args", "server_args")
-#: process names shared by several processes of one start (no rank in the name): no role
-_SHARED = ("Worker", "Wrapper")
+if TYPE_CHECKING:
+    from ..packs.loader import PackSet
+
+#: ``role``'s default: the shipped packs' shared process names
+_DEFAULT = object()
 
 
-def role(ev: Event) -> Optional[str]:
+def shared_names(packs: "PackSet") -> Optional[regex.Pattern]:
+    """The union of the packs' ``[[process]] shared`` regexes (process names several processes of
+    one start print, e.g. vLLM's ``VllmWorkerProcess``), compiled once per pack set (``derived``);
+    None when no pack declares one. Raises ``regex.error`` on a broken pattern."""
+    key = "newstart.shared"
+    if key not in packs.derived:
+        parts = [p.shared for pack in packs.packs.values() for p in pack.meta.process if p.shared]
+        packs.derived[key] = regex.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+    return packs.derived[key]
+
+
+def _shared(shared) -> Optional[regex.Pattern]:
+    if shared is _DEFAULT:
+        from ..packs.loader import default_packs
+
+        return shared_names(default_packs())
+    return shared
+
+
+def role(ev: Event, shared=_DEFAULT) -> Optional[str]:
     """The role of the event's process tag (``Worker_TP0``, ``APIServer``), or None when the line
-    has no tag with a pid or its name is shared by several processes of one start."""
+    has no tag with a pid or its rankless name is shared by several processes of one start
+    (``shared``: ``shared_names(packs)``; default the shipped packs')."""
     if ev.pid is None or not ev.process:
         return None
-    if ev.rank is None and any(s in ev.process for s in _SHARED):
+    rx = _shared(shared)
+    if ev.rank is None and rx is not None and rx.search(ev.process):
         return None
     return f"{ev.process}#{ev.rank or ''}"
 
@@ -55,7 +78,7 @@ def named_model(sets: dict[str, str], ev: Event) -> str:
     group of a progress line), '' when it names none."""
     if "model" in ev.groups and not sets:
         return ev.groups["model"].strip().rstrip(".")
-    keys = [k for k in sets if k in _MODEL_FACTS]
+    keys = [k for k in sets if k in MODEL_FACTS]
     if not keys:
         return ""
     scratch = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.line, engine="")
@@ -105,12 +128,13 @@ def went_back(run: RunState, ev: Event) -> Optional[str]:
     return None
 
 
-def other_process(run: RunState, sets: dict[str, str], ev: Event) -> Optional[str]:
-    """Why ``ev`` comes from another process than the open ``run`` (prose), or None."""
+def other_process(run: RunState, sets: dict[str, str], ev: Event, shared=_DEFAULT) -> Optional[str]:
+    """Why ``ev`` comes from another process than the open ``run`` (prose), or None.
+    ``shared``: as for ``role``."""
     back = went_back(run, ev)
     if back:
         return back
-    who = role(ev)
+    who = role(ev, shared)
     if who is not None:
         seen = run.pids.get(who)
         if seen is not None and seen != ev.pid:
@@ -129,15 +153,15 @@ def same_model(a: str, b: str) -> bool:
     return ka == kb or ka in b.lower() or kb in a.lower()
 
 
-def note(run: RunState, ev: Event) -> None:
+def note(run: RunState, ev: Event, shared=_DEFAULT) -> None:
     """Remember on the run the pid of the event's role (first pid wins; at most 64 roles) and the
-    latest clock of the event's process stream (at most 64 streams)."""
+    latest clock of the event's process stream (at most 64 streams). ``shared``: as for ``role``."""
     c = clock(ev.timestamp)
     key = stream(ev)
     last = run.clocks.get(key)
     if c is not None and (last is None or (c[0] == last[0] and c[1] > last[1])):
         if last is not None or len(run.clocks) < 64:
             run.clocks[key] = c
-    who = role(ev)
+    who = role(ev, shared)
     if who is not None and who not in run.pids and len(run.pids) < 64:
         run.pids[who] = ev.pid  # type: ignore[assignment]

@@ -21,6 +21,44 @@ if TYPE_CHECKING:
     from .analyzer import Analyzer
 
 
+#: rule kinds every pack holds in the same generic shape (``patterns/<engine>/rules/99-uncaught.toml``:
+#: a traceback line, the server came up, start-up progress): which pack's rule read such a line
+#: says nothing of the line, only which engine the matcher knew of then
+_GENERIC_KINDS = frozenset({"uncaught", "ready", "progress"})
+
+
+def settle_engine(ctx: Analyzer, run: RunState) -> None:
+    """Give the run's generic lines (``_GENERIC_KINDS``) read by another engine's rule, before the
+    matcher knew the run's engine, the run's own engine's rule: the first rule of that kind in
+    the run's pack (pack order, its ``levels`` respected) that reads the line's message. A line
+    no such rule reads keeps its rule. Mutates ``run.events`` (copies of the events replace
+    them); raises nothing (a regex timeout keeps the rule).
+
+    vllm-029: ``Traceback (most recent call last):`` comes before the first ``.../vllm/...``
+    frame that names vLLM, so every pack's traceback rule could read it and llama.cpp's (first by
+    pack order) did; the run is vLLM's and so is its failed start's rule."""
+    own = None
+    for i, ev in enumerate(run.events):
+        cr, pack = ctx.rules[ev.rule]
+        if pack.engine == run.engine or cr.rule.kind not in _GENERIC_KINDS:
+            continue
+        if own is None:
+            home = ctx.packs.packs.get(run.engine)
+            own = [c for c in home.rules if c.rule.kind in _GENERIC_KINDS] if home is not None else []
+        for c in own:
+            r = c.rule
+            if r.kind != cr.rule.kind or (r.levels and ev.level and ev.level.lower() not in r.levels):
+                continue
+            try:
+                m = c.regex.search(ev.message, timeout=0.05)
+            except TimeoutError:
+                continue
+            if m:
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                run.events[i] = ev.model_copy(update={"rule": r.id, "groups": groups})
+                break
+
+
 def fact(run: RunState, name: str) -> Optional[str]:
     """Run fact ``name``: a ``RunConfig`` field, else ``config.extra[name]`` (None when not logged)."""
     c = run.config
@@ -49,18 +87,21 @@ def arch_check(ctx: Analyzer, run: RunState, pack: Pack, add_finding, present: f
 
 
 def judged_machine(ctx: Analyzer, run: RunState):
-    """The machine the run is judged against: ``--gpu``, else the GPU / capability the log names."""
+    """The machine the run is judged against: ``--gpu``, else the GPU / capability the log names,
+    else a platform without compute capability the log names (``patterns/gpus.toml``
+    ``[platform.*]``: HPU). Returns ``(Machine, "given" | "log")`` or ``(None, None)``."""
     from .gates import Machine
-    from .gpus import resolve_gpu
+    from .gpus import platform_without_cc, resolve_gpu
 
     for text, origin in ((ctx.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
         g = resolve_gpu(text) if text else None
         if g is not None and g.cc is not None:
             return Machine(platform=run.platform or "CUDA", cc=g.cc, gpu=g.name, cuda=ctx.cuda), origin
-        if g is not None and g.platform == "HPU":  # Gaudi has no compute capability: its branch is the platform's
-            return Machine(platform="HPU", gpu=g.name), origin
-    if run.platform == "HPU":  # the log's own lines say Gaudi (patterns/tgi/rules/62-platform.toml)
-        return Machine(platform="HPU", gpu="Intel Gaudi"), "log"
+        if g is not None and platform_without_cc(g.platform):  # gpus.toml [platform.*]: its branch is the platform's
+            return Machine(platform=g.platform, gpu=g.name), origin
+    plat = platform_without_cc(run.platform)  # the log's own lines name such a platform (TGI Gaudi)
+    if plat is not None:
+        return Machine(platform=run.platform, gpu=plat.device or run.platform), "log"
     return None, None
 
 
@@ -123,7 +164,11 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
     for s in sels.values():
         sel = s.selection
         pos = sel.ladder
-        if pos is None or pos.rung <= 1 or pos.ladder_version not in pack.ladders:
+        if pos is None or pos.ladder_version not in pack.ladders:
+            continue
+        if sel.observed and origin == "given":
+            contradicted(ctx, run, pack, sel, machine, add_finding)
+        if pos.rung <= 1:
             continue
         skipped = skipped_rungs(pack.ladders[pos.ladder_version], pos.registry, pos.platform, pos.rung,
                                 sel.cost_class.value, machine)
@@ -138,6 +183,63 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
                     basis="ladder", family=sel.family,
                     title=f"{sel.kernel} ({sel.family}) is below what {where(machine)} should reach: "
                           f"{skipped[0].kernel} ({skipped[0].cost_class})")
+
+
+def _floor(t) -> Optional[int]:
+    """The lowest compute capability (digits) a capability term lets through, or None: ``cc_min``
+    / ``cc_eq`` its ``cc``, ``cc_range`` its ``lo``, ``cc_family`` its ``major`` x 10; None for a
+    negated term, other kinds, and alternatives (``any_of``)."""
+    if t.negate:
+        return None
+    if t.kind in ("cc_min", "cc_eq"):
+        return t.cc
+    if t.kind == "cc_range":
+        return t.lo
+    if t.kind == "cc_family" and t.major is not None:
+        return t.major * 10
+    return None
+
+
+def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machine, add_finding) -> None:
+    """GPU_CONTRADICTS_LOG when the log shows a kernel whose own rung needs a newer GPU than the
+    ``--gpu`` one: a capability term of the rung's gate (as ``ladder`` walks it: the planning
+    overlay's terms, ``predict.rung_terms``) whose floor is above the given compute capability,
+    e.g. SGLang's DeepGEMM (``dispatch_w8a8_block_fp8_linear`` rung 1, "sm90 or newer",
+    patterns/planning/sglang.toml) seen with ``--gpu T4`` (sm75).
+
+    Only a floor counts: an exact-arch term failing on a NEWER GPU is no proof, because one
+    logged name can stand for per-arch variants the ladder's aliases do not tell apart (vLLM
+    0.10.2 prints "FlashInfer MXFP4 BF16" for both SM90_FI_MXFP4_BF16 and SM100_FI_MXFP4_BF16);
+    alternatives (``any_of``) and non-CUDA machines are not judged. Only for ``--gpu``: a GPU
+    the log names is the log's own word. The log is the evidence, so ``--gpu`` is probably not
+    the GPU the log came from, and what was inferred from it (UNEXPECTED_FALLBACK, walked kernels)
+    rests on the wrong machine."""
+    from .predict import rung_terms
+    from .words import term_words
+
+    pos = sel.ladder
+    if machine.cc is None or pos is None or machine.platform != "CUDA" or pos.platform not in ("CUDA", "ANY"):
+        return
+    ladder = pack.ladders[pos.ladder_version]
+    reg = next((r for r in ladder.registry if r.name == pos.registry), None)
+    names = reg.platforms.get(pos.platform, []) if reg is not None else []
+    if not 1 <= pos.rung <= len(names):
+        return
+    terms, _, _ = rung_terms(ladder, reg, names[pos.rung - 1])
+    above = [t for t in terms if (not t.only_on or "CUDA" in t.only_on)
+             and (f := _floor(t)) is not None and machine.cc < f]
+    if not above:
+        return
+    why = "; ".join(term_words(t) for t in above)
+    ev = next((e for e in run.events if e.line == sel.line), run.events[0])
+    add_finding("GPU_CONTRADICTS_LOG", ev, sel.rule, kernel=sel.kernel, inferred=True, basis="ladder",
+                family=sel.family,
+                reasons=[f"the log shows {sel.kernel} (rung {pos.rung}/{pos.rungs} of {pos.registry}, {pos.platform}, "
+                         f"{sel.ladder.ladder_version}), whose gate needs {why}: {machine.gpu} ({where(machine)}, "
+                         f"from --gpu) is older",
+                         "the log is the evidence: --gpu is probably not the GPU this log came from, and what "
+                         "was inferred from --gpu for this run rests on a machine the log contradicts"],
+                title=f"--gpu {machine.gpu} ({where(machine)}) cannot run {sel.kernel}, which the log shows")
 
 
 def why_cost(placement, lk, cost: CostClass, reasoning: Optional[str], title: str = "vLLM") -> list[str]:

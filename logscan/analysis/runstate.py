@@ -119,6 +119,12 @@ def version_token(value: str) -> str:
     return value[: m.start()] if m else value
 
 
+#: the ``sets`` keys whose value ``set_fact`` may store as the run's model (``config.model``): a
+#: line setting one of them names the model (``newstart.named_model``); tests/test_enginedata.py
+#: checks this against ``set_fact`` itself
+MODEL_FACTS = ("model", "config", "args", "server_args")
+
+
 def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
     """Store run fact ``key`` (a rule's ``sets`` key) with ``value`` (its filled template) from ``ev``.
 

@@ -82,9 +82,12 @@ def _failed(report, fail_on: set[str]) -> list[str]:
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
 @click.option("--gpu", default=None, metavar="GPU",
-              help="The GPU the log came from when the log does not say (sm90, 9.0, H100, B200, ...): "
-                   "used to infer kernels the engine does not log (shown as inferred), and to report "
-                   "selections below the rung it should reach as UNEXPECTED_FALLBACK.")
+              help="The GPU the log came from when the log does not say (sm90, 9.0, H100, B200, ...). "
+                   "Used for three things only: the kernel of a layer family an engine never logs, where "
+                   "its pack has a [[walk]] table (TGI, llama.cpp, MLC-LLM) and the walk is certain (shown "
+                   "as inferred); UNEXPECTED_FALLBACK for a logged selection below the rung this GPU should "
+                   "reach; GPU_CONTRADICTS_LOG for a logged kernel this GPU is too old for. It never supplies "
+                   "a kernel for an engine that logs its own (vLLM, SGLang): no kernel line stays NO_KERNEL_SEEN.")
 @click.option("--cuda", default=None, metavar="VERSION",
               help="torch.version.cuda of the engine (e.g. 12.6): SGLang's arch predicates are CUDA-version gates.")
 @click.option("--unexplained", "only_unexplained", is_flag=True,

@@ -140,6 +140,7 @@ class Follower:
                 s.line = int(saved.get("line", 0))
                 for k, v in dict(saved.get("reported", {})).items():
                     s.reported[int(k)] = set(v)
+                s.held_failure = saved.get("held_failure") is True  # reported at the first quiet poll
                 tail.resume(pos)
                 s.ck = (pos, s.line, s.pipe.checkpoint())
             except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:

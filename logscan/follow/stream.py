@@ -70,12 +70,17 @@ class Stream:
         self.held_failure = False
 
     def state(self) -> Optional[dict]:
-        """The JSON state of this stream (None for stdin, which cannot be resumed)."""
+        """The JSON state of this stream (None for stdin, which cannot be resumed): position, line
+        count, pipeline checkpoint, the keys reported per run, and ``held_failure`` when true."""
         pos, line, ck = self.ck
         if isinstance(self.tail, StreamTail):
             return None
-        return {"position": pos.to_json() if pos else None, "line": line, "pipeline": ck.to_json(),
-                "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
+        st = {"position": pos.to_json() if pos else None, "line": line, "pipeline": ck.to_json(),
+              "reported": {str(k): sorted(v) for k, v in self.reported.items()}}
+        if self.held_failure:
+            # a restart before the quiet poll must still report it there (not only at the close)
+            st["held_failure"] = True
+        return st
 
 
 def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list[tuple[str, FollowRecord]]]:

@@ -30,7 +30,10 @@ So this module is a small polling tailer (works on every file system, including 
   siblings ``<name>.*`` (gzip or not) by that fingerprint, read from the old offset to its
   end, then the truncated file is read from 0. Lines written between the copy and the
   truncation are in neither file: that is copytruncate's own gap (logrotate(8) says so);
-  when no copy is found it is counted in ``gaps``.
+  when no copy is found it is counted in ``gaps``. Not detected: the truncated file refilled,
+  between two polls, past the old offset with the same first bytes (same inode, no shorter,
+  same fingerprint, and mtime / ctime move on appends too): docs/follow.md says why no signal
+  in ``stat`` or in the kept bytes tells that from growth.
 - **several rotations between two polls**: before the live file is opened afresh, every
   rotated file newer than the last one read is read, in rotation order (a copytruncate of a
   file that was never opened leaves its content only in such a copy).

@@ -30,6 +30,11 @@ class ProcessTag(_Strict):
     id: str
     pattern: str
     versions: str = ""
+    #: regex searched in a process name with no rank: a name that several live processes of one
+    #: start print (vLLM V0's ``VllmWorkerProcess`` per rank, Ray's ``RayWorkerWrapper``), so
+    #: another pid under it is no new start (``analysis/newstart.role``; every pack's ``shared``
+    #: is tried on the name, since a ``Record`` does not carry its tag format's id)
+    shared: str = ""
     examples: list[str] = Field(min_length=1)
 
 

@@ -465,3 +465,26 @@ def test_gate_text_names_the_default_and_the_kind():
     assert " selection: MoE (NvFp4) runs FLASHINFER_B12X" in out
     # no check is placed at "-" (the RUNG legend under a table says what "-" means there)
     assert not [ln for ln in out.splitlines() if " -: " in ln and not ln.lstrip().startswith("RUNG -:")]
+
+
+SGL_MARLIN = FIXTURES / "sglang" / "sglang-001.log"  # "Using Marlin kernel": family linear (quantized), format unstated
+SGL_BLOCK_FP8 = FIXTURES / "sglang" / "sglang-002.log"  # linear + MoE block FP8 W8A8 on DeepGEMM
+
+
+def test_a_family_that_names_no_scheme_pairs_with_the_one_family_of_its_kind():
+    ch = {c.family: c for c in compare(scan_inputs([str(SGL_MARLIN)]), scan_inputs([str(SGL_BLOCK_FP8)]))}
+    lin = ch["linear (quantized) / linear (block FP8 W8A8)"]
+    assert (lin.old.kernel, lin.new.kernel, lin.status) == ("Marlin", "DeepGEMM", "moved")
+    assert ch["MoE (block FP8 W8A8)"].status == "new"  # no old MoE family: nothing to pair it with
+    assert not any(c.status == "missing" for c in ch.values())
+    back = {c.family: c for c in compare(scan_inputs([str(SGL_BLOCK_FP8)]), scan_inputs([str(SGL_MARLIN)]))}
+    assert back["linear (block FP8 W8A8) / linear (quantized)"].new.kernel == "Marlin"
+
+
+def test_two_families_of_one_kind_are_not_paired_with_a_generic_one():
+    from logscan.gate.baseline import _pair_generic, family_states
+    a = family_states(scan_inputs([str(SGL_MARLIN)]))
+    b = family_states(scan_inputs([str(SGL_BLOCK_FP8)]))
+    twin = b["linear (block FP8 W8A8)"].model_copy(update={"family": "linear (FP8 W8A8)"})
+    b["linear (FP8 W8A8)"] = twin
+    assert _pair_generic(a, b) == [] and "linear (quantized)" in a  # which of the two moved is unknown

@@ -116,11 +116,46 @@ def _pair(family: str, o: FamilyState, n: FamilyState) -> FamilyChange:
     return FamilyChange(family=family, old=o, new=n, status=status, cost=cost, reasoning=why)
 
 
+#: Layer-family names that say the layer kind but not its scheme: a line such as SGLang's
+#: ``Using Marlin kernel`` names the kernel without the checkpoint format it serves
+#: (patterns/sglang/rules/30-kernels.toml), a bare ``MoE`` family comes from MoE-runner lines.
+_GENERIC_SCHEMES = ("", "quantized")
+
+
+def _role_scheme(family: str) -> tuple[str, Optional[str]]:
+    """``"linear (FP8 W8A8)"`` -> ``("linear", "FP8 W8A8")``; ``"MoE"`` -> ``("MoE", "")``."""
+    role, sep, rest = family.partition(" (")
+    if not sep:
+        return family, ""
+    return role, rest[:-1] if rest.endswith(")") else None
+
+
+def _pair_generic(a: dict[str, FamilyState], b: dict[str, FamilyState]) -> list[tuple[str, FamilyState, FamilyState]]:
+    """Pair a family whose name states no scheme (``linear (quantized)``, ``MoE``) with the one
+    unpaired family of the same layer kind on the other side; pops what it pairs from ``a``/``b``.
+
+    Without this an old report whose log named Marlin but not the format it serves, compared with
+    a new one that names both, reads as one family missing plus one new (a false regression).
+    More than one candidate of that kind: nothing is paired (which one moved is not known)."""
+    out = []
+    for fam in sorted(a):
+        role, scheme = _role_scheme(fam)
+        cands = [f for f in b if _role_scheme(f)[0] == role]
+        if len(cands) != 1:
+            continue
+        other = cands[0]
+        if scheme in _GENERIC_SCHEMES or _role_scheme(other)[1] in _GENERIC_SCHEMES:
+            if sum(1 for f in a if _role_scheme(f)[0] == role) == 1:
+                out.append((f"{fam} / {other}", a.pop(fam), b.pop(other)))
+    return out
+
+
 def compare(old: Report, new: Report) -> list[FamilyChange]:
     """Every layer family of either report, compared; sorted by family name (deterministic).
 
     Families are paired by exact name first, then (a family renamed between releases, e.g.
-    ``linear (NVFP4 GEMM)`` and ``linear (NVFP4)``) by the ladder registry and platform.
+    ``linear (NVFP4 GEMM)`` and ``linear (NVFP4)``) by the ladder registry and platform, then a
+    family that names no scheme with the one family of its layer kind on the other side.
     """
     a, b = family_states(old), family_states(new)
     pairs: list[tuple[str, FamilyState, FamilyState]] = []
@@ -133,6 +168,7 @@ def compare(old: Report, new: Report) -> list[FamilyChange]:
         match = next((f for f in sorted(b) if b[f].registry == o.registry and b[f].platform == o.platform), None)
         if match is not None:
             pairs.append((f"{fam} / {match}" if match != fam else fam, a.pop(fam), b.pop(match)))
+    pairs += _pair_generic(a, b)
     changes = [_pair(f, o, n) for f, o, n in pairs]
     changes += [FamilyChange(family=f, old=s, status="missing", cost="same",
                              reasoning="the baseline shows this family; the new report shows no kernel for it")

@@ -106,3 +106,26 @@ def test_tempting_windows_raise_nothing(stem):
     # image, a q4_0 KV cache, Vulkan devices without matrix cores, a ccache hint
     (run,) = _runs(FIX / stem.split("-")[0] / f"{stem}.log")
     assert _codes(run) == set()
+
+
+# --- enginesB2: TensorRT-LLM's attention fallback and device summary ------------------------
+
+def test_the_unfused_mha_fallback_printed_through_a_braced_format_is_read():
+    # trtllm-141: 'in sm_{75}.' (a release's format string kept its braces); a log of only these
+    # [TensorRT-LLM][WARNING] lines is a TensorRT-LLM run with its attention choice and arch
+    (run,) = _runs(FIX / "trtllm" / "trtllm-141.log")
+    assert run["engine"]["name"] == "trtllm"
+    assert [a["backend"] for a in run["attention"]][:1] == ["unfused MHA"]
+    assert run["config"]["compute_capability"] == "75"
+    assert _codes(run) == set()  # an attention fallback is no finding
+
+
+def test_the_builder_device_summary_is_a_build_run_and_no_fact():
+    # trtllm-144: an unknown card prints 0 TFLOPS for every dtype: not read as 'no FP8'
+    (run,) = _runs(FIX / "trtllm" / "trtllm-144.log")
+    assert run["engine"]["name"] == "trtllm"
+    assert _codes(run) == set() and run["config"]["extra"] == {}
+
+
+def test_a_cluster_info_shape_outside_the_trtllm_prefix_makes_no_run(tmp_path):
+    assert _runs(write_log(tmp_path, "SM count: 188\nfp8 TFLOPS: 0\n")) == []

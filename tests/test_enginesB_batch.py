@@ -129,3 +129,31 @@ def test_the_builder_device_summary_is_a_build_run_and_no_fact():
 
 def test_a_cluster_info_shape_outside_the_trtllm_prefix_makes_no_run(tmp_path):
     assert _runs(write_log(tmp_path, "SM count: 188\nfp8 TFLOPS: 0\n")) == []
+
+
+# --- enginesB3: llama.cpp's flash-attention decision ------------------------------------------
+
+def test_flash_attention_auto_resolved_to_disabled_is_an_attention_fact_not_a_finding():
+    # llamacpp-146 (LM Studio): '-fa auto' set to disabled after the FA tensor landed on the CPU
+    (run,) = _runs(FIX / "llamacpp" / "llamacpp-146.log")
+    assert [a["backend"] for a in run["attention"]] == ["no flash attention (auto: disabled)"]
+    assert _codes(run) == set()
+
+
+def test_flash_attention_auto_resolved_to_enabled(tmp_path):
+    log = write_log(tmp_path, "llama_context: flash_attn    = auto\n"
+                              "sched_reserve: Flash Attention was auto, set to enabled\n")
+    (run,) = _runs(log)
+    assert [a["backend"] for a in run["attention"]] == ["flash attention (auto: enabled)"]
+
+
+def test_requested_flash_attention_forced_off_stays_an_ignored_override():
+    # llamacpp-148: the sentence inside the reporter's markdown bold
+    (run,) = _runs(FIX / "llamacpp" / "llamacpp-148.log")
+    assert _codes(run) == {"BACKEND_OVERRIDE_IGNORED"}
+
+
+@pytest.mark.parametrize("stem", ["llamacpp-144", "llamacpp-145", "llamacpp-147"])
+def test_a_refused_quantized_v_cache_is_no_finding(stem):
+    (run,) = _runs(FIX / "llamacpp" / f"{stem}.log")
+    assert run["engine"]["name"] == "llamacpp" and _codes(run) == set()

@@ -74,6 +74,30 @@ def _head(pattern: str) -> str:
     return pattern[:end] if end is not None else pattern
 
 
+#: one top-level literal atom: a plain character or an escaped punctuation character
+_ATOM = re.compile(r"[^\\.^$|?*+()\[\]{}]|\\[^\w\s]")
+_QUANT = re.compile(r"[?*+{]")
+
+
+def sniff_head(pattern: str) -> str:
+    """``_head(pattern)`` and the literal characters that follow it at the top level (up to the
+    first special character, a quantified one left out): still a necessary condition (a prefix
+    of the pattern's top-level sequence), and one Hyperscan searches far faster when the group
+    is made of classes (``\\d{4}-\\d\\d...``: ~0.7 ms/MB) and the literal after it is
+    rare (`` \\| ``, ``lmdeploy - ``, ``\\[TRT-LLM\\] ``). A head that is the whole pattern,
+    or an inline-flag group, is returned as ``_head`` gives it."""
+    head = _head(pattern)
+    if head == pattern or re.match(r"\(\?[a-zA-Z]+\)", pattern):
+        return head
+    i = len(head)
+    while True:
+        m = _ATOM.match(pattern, i)
+        if m is None or _QUANT.match(pattern, m.end()):
+            break
+        i = m.end()
+    return pattern[:i]
+
+
 def _hex(lit: bytes) -> bytes:
     """``lit`` as a Hyperscan pattern of ``\\xNN`` escapes (every byte literal)."""
     return b"\\x" + lit.hex("-").replace("-", "\\x").encode("ascii") if lit else b""

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from .literals import _containing, _head, _hex, ere_alternation, minimal_literals  # noqa: F401 (re-exported)
+from .literals import _containing, _head, _hex, ere_alternation, minimal_literals, sniff_head  # noqa: F401 (re-exported)
 from .sparse import with_sparse
 
 #: Environment variable that forces the engine: ``auto`` (default), ``hyperscan``, ``python``, ``off``.
@@ -217,12 +217,12 @@ class Prefilter:
     # -- compiling ---------------------------------------------------------------------------
     @staticmethod
     def _sniff_sources(gate: Gate) -> list[bytes]:
-        """The gate's prefix patterns as bytes, cut after their first top-level group (a
-        necessary condition: wherever the whole pattern matches, its head does) and named
-        groups made plain (Hyperscan has none). Deduplicated: the heads are often the same."""
+        """The gate's prefix patterns as bytes, cut after their first top-level group and the
+        literal after it (``sniff_head``: a necessary condition, wherever the whole pattern
+        matches, its head does) and named groups made plain (Hyperscan has none). Deduplicated."""
         out: list[bytes] = []
         for rx in gate.prefixes:
-            src = re.sub(r"\(\?P<\w+>", "(?:", _head(rx.pattern)).encode("utf-8")
+            src = re.sub(r"\(\?P<\w+>", "(?:", sniff_head(rx.pattern)).encode("utf-8")
             if src not in out:
                 out.append(src)
         return out

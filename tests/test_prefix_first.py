@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from logscan.packs.loader import default_packs
-from logscan.sources.prefix import PrefixParser
+from logscan.sources.prefix import LAZY, PrefixParser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _one_by_one(packs) -> PrefixParser:
     p = PrefixParser(packs)
     for first in (p._wrappers, p._processes, p._prefixes):
-        first._rx = None  # the per-pattern loop
+        first._built, first._rx = True, None  # the per-pattern loop, always
     return p
 
 
@@ -27,12 +27,18 @@ def _lines() -> list[str]:
 
 def test_alternations_compile_for_the_shipped_packs():
     p = PrefixParser(default_packs())
-    assert all(f._rx is not None for f in (p._wrappers, p._processes, p._prefixes))
+    firsts = (p._wrappers, p._processes, p._prefixes)
+    assert all(f._rx is None for f in firsts)  # not before LAZY lines: a short log does not pay the compile
+    for i in range(LAZY + 1):
+        p.parse("s", i, "INFO 08-03 22:13:20 [engine.py:280] Added request x.")
+    assert all(f._rx is not None for f in firsts)
 
 
 def test_the_alternation_picks_what_the_loop_picks_on_every_fixture_line_and_mutations():
     packs = default_packs()
     fast, ref = PrefixParser(packs), _one_by_one(packs)
+    for f in (fast._wrappers, fast._processes, fast._prefixes):
+        f.build()
     lines = _lines()
     assert len(lines) > 2000
     rng = random.Random(7)

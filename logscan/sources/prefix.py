@@ -22,6 +22,10 @@ from ..packs.loader import CompiledPrefix, PackSet
 from .safe import bounded_int
 
 
+#: lines parsed one pattern at a time before the alternations are compiled (~12 ms of ``regex``
+#: compiling: a 20-line CI log would pay it for nothing; a large log earns it back in ~1000 lines)
+LAZY = 256
+
 #: a numbered backreference or group reference: it would change meaning inside a combined pattern
 _NUMBERED_REF = re.compile(r"\\[1-9]|\\g<\d|\(\?\(\d")
 
@@ -35,13 +39,23 @@ class _First:
     duplicate names; only one branch takes part in a match), an empty marker group names the
     branch. ``match(text, pos)`` returns ``(match, index of the item)`` or ``(None, -1)``. Patterns with
     numbered references, different flags, or a combination that does not compile are tried
-    one by one instead.
+    one by one instead; so are the first ``LAZY`` calls (the alternation is compiled after them).
     """
 
     def __init__(self, items: list):
         self.items = list(items)
         self._rx = None
         self._markers: list[str] = []
+        self._calls = 0
+        self._built = False  #: the alternation was built (or found impossible)
+        self._last = 0  #: the branch that matched last: consecutive lines mostly share a format
+        self._have: dict[tuple, tuple] = {}
+
+    def build(self) -> None:
+        """Compile the alternation (once); ``_rx`` stays None when the items cannot be combined."""
+        if self._built:
+            return
+        self._built = True
         pats = [it.regex for it in self.items]
         if len(pats) < 2 or len({p.flags for p in pats}) != 1 or any(_NUMBERED_REF.search(p.pattern) for p in pats):
             return
@@ -57,8 +71,6 @@ class _First:
             self._rx, self._markers = None, []
             return
         self._nums = [self._rx.groupindex[m] for m in self._markers]
-        self._last = 0  #: the branch that matched last: consecutive lines mostly share a format
-        self._have: dict[tuple, tuple] = {}
 
     def fields(self, m, names: tuple) -> dict:
         """The groups ``names`` of a match ``match`` returned (absent or not taking part: None);
@@ -74,6 +86,10 @@ class _First:
 
     def match(self, text: str, pos: int, nonempty: bool = False) -> tuple[Optional[object], int]:
         """The first item matching at ``pos`` (with ``nonempty``: the first whose match is not empty)."""
+        if not self._built:
+            self._calls += 1
+            if self._calls > LAZY:
+                self.build()
         if self._rx is not None:
             m = self._rx.match(text, pos, concurrent=False)
             if m is None:

@@ -376,3 +376,25 @@ def test_a_literal_after_an_optional_head_makes_the_sniff_non_empty():
     for gate, _ in pf.gates:
         for src in pf._sniff_sources(gate):
             assert not matches_empty(src), (gate.engine, src)
+
+
+def test_a_long_literal_factor_stands_for_the_sniff_head():
+    """``sniff_source``: the longer literal run before or after the first top-level group (at
+    least ``MIN_FACTOR`` characters) is the sniff (a literal, Hyperscan's cheapest search); a
+    pattern with a top-level alternation or no group keeps its whole head; shorter runs keep
+    ``sniff_head``. The shipped LMDeploy and TensorRT-LLM gates sniff literals, and no shipped
+    sniff needs the ``\\x1c``-``\\x1f`` search (only ``\\s`` reads them differently)."""
+    from logscan.packs.loader import default_packs
+    from logscan.sources.literals import sniff_source
+
+    assert sniff_source(r"(?:(?P<t>\d{4}) - )?lmdeploy - (?P<level>INFO)") == "lmdeploy - "
+    assert sniff_source(r"\[TM\]\[(?P<level>INFO|WARN)\]") == r"\[TM\]\["
+    assert sniff_source(r"\[(?P<t>\d{4})\] ?x") == r"\[(?P<t>\d{4})\]"  # runs too short: the head
+    assert sniff_source(r"abcd|(?P<x>e)") == r"abcd|(?P<x>e)"  # a top-level alternation: no factor is necessary
+    pf = make_prefilter(default_packs(), BACKENDS[0])
+    sniffs = {g.engine: pf._sniff_sources(g) for g, _ in pf.gates}
+    assert sniffs["lmdeploy"] == [b"lmdeploy - ", rb"\[TM\]\["]
+    assert all(b"(" not in s for s in sniffs["trtllm"])
+    assert pf._needs_unsure is False
+    gate = Gate("x", ["needle"], [__import__("regex").compile(r"(?:\s{0,3}what: )?\[X\]")])
+    assert Prefilter([], BACKENDS[0], [gate])._needs_unsure is True

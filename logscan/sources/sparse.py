@@ -113,8 +113,9 @@ class SparsePrefilter:
     def _hs_first(self, buf: bytes, start: int, _nxt: dict) -> Optional[int]:
         """``_first`` with Hyperscan: one scan of ``buf[start:]`` (a memoryview, no copy), ended
         by the first keyword whose line matches. Matches come in order of their end offset; no
-        keyword holds a newline, so the first line holding one is the first reported, and the
-        offset returned (the keyword's last byte) lies in the line ``_first`` finds."""
+        keyword holds a newline, so the first line holding one is the first reported. The offset
+        returned is ``_first``'s: the lowest start of a keyword at or after ``start`` in that
+        line (``hits`` compares later starts with it)."""
         got: list[int] = []
         seen = [start - 1]  # end of the last line looked at (and rejected)
 
@@ -124,7 +125,8 @@ class SparsePrefilter:
                 return None  # another keyword of a line already rejected
             ok, le = self._line_matches(buf, at)
             if ok:
-                got.append(at)
+                lo = max(start, buf.rfind(b"\n", 0, at) + 1)
+                got.append(min(i for i in (buf.find(lit, lo, le) for lit in self.sparse) if i >= 0))
                 return True  # stop the scan
             seen[0] = le
             return None

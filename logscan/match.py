@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
+import regex
+
 from .models import Event, Record
 from .packs.loader import CompiledRule, PackSet
 from .sources.prefilter import KeywordIndex
@@ -40,6 +42,13 @@ def _line_budget() -> float:
     return v if 0 < v < 3600 else LINE_BUDGET
 #: Records from other processes that may interleave with a continuation before it is closed.
 MAX_INTERLEAVE = 256
+
+
+def _held(rx) -> dict:
+    """Keyword arguments that keep the GIL for a ``regex`` search (``concurrent=False``): a line's
+    searches are short, and each release let the reader's search threads take the interpreter
+    from the thread that reads the lines (they then wait behind it). None for a ``re`` pattern."""
+    return {"concurrent": False} if isinstance(rx, regex.Pattern) else {}
 
 
 def _keyword_index(packs: PackSet, engines: Optional[list[str]], keys: list[tuple[str, bool]]) -> KeywordIndex:
@@ -161,7 +170,7 @@ class Matcher:
         in the input: then its own identity rules are tried last, so a log of prefixed lines no
         rule reads is still a run of its engine.
         """
-        opaque = {e for e, rx in self._opaque.items() if rx.match(message)} if self._opaque else ()
+        opaque = {e for e, rx in self._opaque.items() if rx.match(message, **_held(rx))} if self._opaque else ()
         if (owner or self._context) in opaque:
             return  # the line's engine says this shape quotes user text: no pack may read it
         # engine evidence of an unprefixed line first: one that matches, with no engine known
@@ -217,7 +226,7 @@ class Matcher:
             rx = compiled()  # a lazy pattern: compile outside the line's budget
         t0 = time.thread_time()
         try:
-            return getattr(rx, method)(text, timeout=max(self._left, 1e-4))
+            return getattr(rx, method)(text, timeout=max(self._left, 1e-4), **_held(rx))
         except TimeoutError:
             self.stats.timeouts += 1
             self.stats.timed_out_rules[rule_id] = self.stats.timed_out_rules.get(rule_id, 0) + 1
@@ -280,7 +289,7 @@ class Matcher:
         msg = rec.message
         owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
         own_noise = self._noise.get(owner) if owner is not None else None
-        noise = own_noise is not None and bool(msg) and own_noise.match(msg) is not None
+        noise = own_noise is not None and bool(msg) and own_noise.match(msg, **_held(own_noise)) is not None
         if noise and (owner, rec.source) in self._prefix_named:
             return  # a shape its own engine marks as carrying no engine fact (per-step statistics)
         # ... but until something of that engine was read in this input, its identity rules

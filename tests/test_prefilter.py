@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from logscan.pipeline import scan_inputs
 from logscan.sources import reader
-from logscan.sources.prefilter import Gate, Prefilter, available_backends, make_prefilter, pack_keywords
+from logscan.sources.prefilter import Gate, Prefilter, available_backends, make_prefilter, matches_empty, pack_keywords
 
 from .conftest import FIXTURES, SHARED, corpus_params, load_bench, pending_fixtures, real_logs
 
@@ -330,14 +330,16 @@ def test_nul_bytes_in_noise_lines_are_counted_as_without_the_prefilter(tmp_path,
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_gate_whose_prefix_head_matches_empty_is_always_open_and_still_exact(backend):
-    """TensorRT-LLM's prefix heads are optional groups (``(?:[...] )?``): as a sniff they match the
-    empty string at every offset. Such a gate is always open (its keywords searched with the
-    everywhere ones, in one scan), and a gated hit still counts only on a line its prefix
-    patterns match (issue 18: the empty sniffs had doubled the Hyperscan scan's cost)."""
+    """A prefix head that is an optional group (``(?:[...] )?``) followed by another group: as a
+    sniff it matches the empty string at every offset. Such a gate is always open (its keywords
+    searched with the everywhere ones, in one scan), and a gated hit still counts only on a line
+    its prefix patterns match (issue 18: the empty sniffs had doubled the Hyperscan scan's cost).
+    TensorRT-LLM's real heads are followed by a literal (``\\[TRT-LLM\\] ``), which the sniff
+    now keeps: ``test_a_literal_after_an_optional_head_makes_the_sniff_non_empty``."""
     import regex
 
     gate = Gate("trtllm", ["engine generation completed"],
-                [regex.compile(r"(?:\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\] )?\[TRT-LLM\] \[I\] ")])
+                [regex.compile(r"(?:\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\] )?(?:\[TRT-LLM\]) \[I\] ")])
     pf = Prefilter(["Failed to find a kernel"], backend, [gate])
     if backend == "hyperscan":
         assert pf._always_open == {0} and pf._gate_dbs == [None] and pf._gated
@@ -353,3 +355,46 @@ def test_a_gate_whose_prefix_head_matches_empty_is_always_open_and_still_exact(b
         starts = sorted({buf.rfind(b"\n", 0, h) + 1 for h in pf.hits(buf)})
         offsets = [sum(len(x) + 1 for x, _ in first[:i]) for i in range(len(first))]
         assert starts == [o for o, (_, want) in zip(offsets, first) if want]
+
+
+def test_a_literal_after_an_optional_head_makes_the_sniff_non_empty():
+    """``sniff_head`` keeps the top-level literal after the first group (a quantified one left
+    out): the shipped TensorRT-LLM and LMDeploy gates then sniff a rare literal instead of being
+    always open, and SGLang's / TGI's class-only timestamp heads gain what follows them."""
+    from logscan.packs.loader import default_packs
+    from logscan.sources.literals import sniff_head
+
+    assert sniff_head(r"(?:\[(?P<t>\d\d)\] )?\[TRT-LLM\] (?:x)") == r"(?:\[(?P<t>\d\d)\] )?\[TRT-LLM\] "
+    assert sniff_head(r"(?P<t>\d{4}) \| (?P<level>INFO)") == r"(?P<t>\d{4}) \| "
+    assert sniff_head(r"(?P<t>\d{4})ab?c") == r"(?P<t>\d{4})a"  # the quantified b left out
+    assert sniff_head(r"(?P<t>\d{4}).x") == r"(?P<t>\d{4})"  # a special character ends it
+    assert sniff_head(r"a|b") == "a|b"
+    pf = make_prefilter(default_packs(), "python")
+    if "hyperscan" in BACKENDS:
+        pf = make_prefilter(default_packs(), "hyperscan")
+        assert pf._always_open == set()
+    for gate, _ in pf.gates:
+        for src in pf._sniff_sources(gate):
+            assert not matches_empty(src), (gate.engine, src)
+
+
+def test_a_long_literal_factor_stands_for_the_sniff_head():
+    """``sniff_source``: the longer literal run before or after the first top-level group (at
+    least ``MIN_FACTOR`` characters) is the sniff (a literal, Hyperscan's cheapest search); a
+    pattern with a top-level alternation or no group keeps its whole head; shorter runs keep
+    ``sniff_head``. The shipped LMDeploy and TensorRT-LLM gates sniff literals, and no shipped
+    sniff needs the ``\\x1c``-``\\x1f`` search (only ``\\s`` reads them differently)."""
+    from logscan.packs.loader import default_packs
+    from logscan.sources.literals import sniff_source
+
+    assert sniff_source(r"(?:(?P<t>\d{4}) - )?lmdeploy - (?P<level>INFO)") == "lmdeploy - "
+    assert sniff_source(r"\[TM\]\[(?P<level>INFO|WARN)\]") == r"\[TM\]\["
+    assert sniff_source(r"\[(?P<t>\d{4})\] ?x") == r"\[(?P<t>\d{4})\]"  # runs too short: the head
+    assert sniff_source(r"abcd|(?P<x>e)") == r"abcd|(?P<x>e)"  # a top-level alternation: no factor is necessary
+    pf = make_prefilter(default_packs(), BACKENDS[0])
+    sniffs = {g.engine: pf._sniff_sources(g) for g, _ in pf.gates}
+    assert sniffs["lmdeploy"] == [b"lmdeploy - ", rb"\[TM\]\["]
+    assert all(b"(" not in s for s in sniffs["trtllm"])
+    assert pf._needs_unsure is False
+    gate = Gate("x", ["needle"], [__import__("regex").compile(r"(?:\s{0,3}what: )?\[X\]")])
+    assert Prefilter([], BACKENDS[0], [gate])._needs_unsure is True

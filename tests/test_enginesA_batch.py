@@ -71,3 +71,27 @@ def test_the_same_sentences_under_another_engine_prefix_stay_that_engine(tmp_pat
     assert run["engine"]["name"] == "sglang"
     log = write_log(tmp_path, "[2025-12-10 10:37:50] INFO memory.py:12: Memory usage: 3.2 GB\n", "y.log")
     assert all(r["engine"]["name"] != "mlc-llm" for r in scan_json(log)["runs"])
+
+
+# --- second batch (enginesA-2) -------------------------------------------------------------------
+
+def test_mlc_llm_serve_engine_mode_lines_name_the_engine():
+    (run,) = scan_json(FIX / "mlc-llm" / "mlc-llm-127.log")["runs"]
+    assert run["engine"]["name"] == "mlc-llm"
+    assert run["selections"] == [] and run["findings"] == []
+
+
+def test_an_argparse_usage_text_is_lmdeploy_but_states_no_model_or_backend():
+    (run,) = scan_json(FIX / "lmdeploy" / "lmdeploy-128.log")["runs"]
+    assert run["engine"]["name"] == "lmdeploy"
+    cfg = run["config"]
+    assert cfg["model"] is None and cfg["quantization"] is None
+    assert "lmdeploy_backend_asked" not in (cfg.get("extra") or {})
+
+
+def test_a_real_command_still_gives_its_model_and_backend(tmp_path):
+    log = write_log(tmp_path, "lmdeploy serve api_server --backend pytorch /models/Qwen2-7B-AWQ\n"
+                              "lmdeploy serve api_server Qwen2-7B-AWQ --backend turbomind --model-format awq\n")
+    runs = scan_json(log)["runs"]
+    assert runs[-1]["config"]["model"] == "Qwen2-7B-AWQ"
+    assert runs[-1]["config"]["quantization"] == "awq"

@@ -95,3 +95,12 @@ def test_a_real_command_still_gives_its_model_and_backend(tmp_path):
     runs = scan_json(log)["runs"]
     assert runs[-1]["config"]["model"] == "Qwen2-7B-AWQ"
     assert runs[-1]["config"]["quantization"] == "awq"
+
+
+def test_turbomind_old_prefix_line_reaches_the_reader_with_its_era():
+    # lmdeploy-126: '[TM][WARNING] [LlamaTritonModel] max_context_token_num = 16384.' is TurboMind
+    # <= 0.12's own line; its prefix dates the run (< 0.13) and it says TurboMind runs. With the byte
+    # prefilter on (the default) the line must not be skipped, or the era hint is lost.
+    (run,) = scan_json(FIX / "lmdeploy" / "lmdeploy-126.log")["runs"]
+    assert run["engine"]["release_range"] == ["0.9.2", "0.12.3"]
+    assert run["config"]["extra"]["lmdeploy_backend"] == "turbomind"

@@ -7,7 +7,7 @@ lines (1 MiB) to a ``Prefilter``, which returns the offsets of
 - every pack keyword, ASCII case-insensitive (the matcher's own keyword test,
   ``logscan.match``, is the same: ASCII case folding on the message);
 - the bytes that change a line's text before matching, so a keyword hidden by them is not
-  missed: NUL, ESC (ANSI colour codes), a ``\\r`` not followed by ``\\n``;
+  missed: NUL, ESC (ANSI colour codes, also spelled ``#033[`` by syslog relays), a ``\\r`` not followed by ``\\n``;
 - the starts of wrapped or joined records: a Kubernetes CRI partial line (`` stdout P`` /
   `` stderr P``) and a line starting with ``{`` (Docker json-file or a JSON formatter: JSON
   escapes can hide a keyword and Docker splits long lines into partial entries).
@@ -39,7 +39,7 @@ ENV = "LOGSCAN_PREFILTER"
 
 #: Case-sensitive literal triggers (bytes that alter a line's text, or start a joined record).
 _CRI_PARTIAL = (b" stdout P", b" stderr P")
-_DIRTY = (b"\x00", b"\x1b")
+_DIRTY = (b"\x00", b"\x1b", b"#033[")  # #033[: an ESC spelled out by rsyslog (safe.SYSLOG_ANSI)
 
 from .hsdb import _HsDb, _cache_path, _hs, hs_db, matches_empty  # noqa: F401 (re-exported)
 

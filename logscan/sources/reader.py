@@ -20,7 +20,7 @@ from typing import BinaryIO, Iterator, Optional
 from ..models import InputStats
 from . import interrupt
 from .opening import InputError, _is_live, _is_plain_file, open_input, stdin_isatty  # noqa: F401 (re-exported)
-from .safe import ANSI
+from .safe import ANSI, SYSLOG_ANSI
 
 #: Longest physical line kept, in bytes. Kernel lines are < 1 KiB; config dumps reach ~10 KiB.
 MAX_LINE = 256 * 1024
@@ -38,7 +38,7 @@ def clean(raw: bytes, stats: InputStats) -> str:
     """Decode one physical line (without its ``\\n``) to clean text.
 
     Invalid UTF-8 becomes U+FFFD (counted in ``stats.decode_errors``); ``\\r``, NUL and
-    ANSI escape sequences are removed.
+    ANSI escape sequences are removed (also one whose ESC a syslog relay wrote as ``#033``).
     """
     try:
         text = raw.decode("utf-8")
@@ -52,6 +52,8 @@ def clean(raw: bytes, stats: InputStats) -> str:
         text = text.replace("\x00", "")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "#033[" in text:
+        text = SYSLOG_ANSI.sub("", text)
     return text
 
 

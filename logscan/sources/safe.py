@@ -23,6 +23,12 @@ MAX_DIGITS = 18
 _SURROGATE = regex.compile("[\ud800-\udfff]")
 #: ANSI escape sequences (CSI, OSC, two-byte), removed from every line (``reader.clean``) and message
 ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+#: An ANSI CSI sequence whose ESC a log relay spelled out as text: rsyslog's default
+#: $EscapeControlCharactersOnReceive writes a control byte as '#' and three octal digits, so
+#: ESC is ``#033`` (AWS CloudWatch shows SageMaker / ECS container logs so: ``#033[2m``); a CSI
+#: sequence with no intermediate bytes and a letter as its final byte (stricter than ANSI: it is text); removed
+#: like a raw ANSI code
+SYSLOG_ANSI = regex.compile(r"#033\[[0-9;?]{0,32}[A-Za-z]")
 
 
 def safe_text(text: str) -> str:
@@ -72,4 +78,6 @@ def clean_message(text: str) -> str:
         text = text.replace("\x00", "")
     if "\x1b" in text:
         text = ANSI.sub("", text)
+    if "#033[" in text:
+        text = SYSLOG_ANSI.sub("", text)
     return safe_text(text)

@@ -16,13 +16,14 @@ import dataclasses
 import typing
 from typing import Any
 
-from pydantic import BaseModel, Field, create_model, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_serializer, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from .plain import PlainModel
+from .plain import PlainModel, bare
 
 _VALIDATORS: dict[type, type[BaseModel]] = {}
 _PLAIN: dict[type, type] = {}
+_BUILDING: set[type] = set()
 
 
 class _OmitNone(BaseModel):
@@ -38,9 +39,17 @@ class _OmitNone(BaseModel):
         return d
 
 
+class _Strict(BaseModel):
+    """Base of a pattern-pack model's validator: unknown keys are errors, instances frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 def _sub(tp: Any) -> Any:
     """``tp`` with every plain class in it replaced by its validator."""
     if isinstance(tp, type) and issubclass(tp, PlainModel):
+        if tp in _BUILDING:  # a recursive model (GateTerm.options): resolved by model_rebuild
+            return typing.ForwardRef(tp.__name__)
         return validator(tp)
     args = typing.get_args(tp)
     if not args:
@@ -59,26 +68,45 @@ def validator(cls: type) -> type[BaseModel]:
     got = _VALIDATORS.get(cls)
     if got is not None:
         return got
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, localns={cls.__name__: cls})
+    _BUILDING.add(cls)
+    try:
+        model = _build(cls, hints)
+    finally:
+        _BUILDING.discard(cls)
+    _VALIDATORS[cls] = model
+    _PLAIN[model] = cls
+    return model
+
+
+def _build(cls: type, hints: dict[str, Any]) -> type[BaseModel]:
     fields: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
+    for f in cls.model_fields.values():
         tp = _sub(hints[f.name])
+        limits = f.metadata.get("constraints") or {}
         if f.default_factory is not dataclasses.MISSING:
             fac = f.default_factory
             spec = Field(default_factory=validator(fac) if isinstance(fac, type) and issubclass(fac, PlainModel)
-                         else fac)
+                         else fac, **limits)
         elif f.default is not dataclasses.MISSING:
-            spec = f.default
+            spec = Field(default=f.default, **limits) if limits else f.default
         else:
-            spec = ...
+            spec = Field(**limits) if limits else ...
         if f.metadata.get("exclude"):
             tp = SkipJsonSchema[tp]
             spec = Field(default=f.default, exclude=True)
         fields[f.name] = (tp, spec)
-    base = _OmitNone if cls._omit_none else BaseModel
-    model = create_model(cls.__name__, __base__=base, __module__=cls.__module__, __doc__=cls.__doc__, **fields)
-    _VALIDATORS[cls] = model
-    _PLAIN[model] = cls
+    checks = {}
+    for klass in reversed(cls.__mro__):
+        for name, fn in vars(klass).items():
+            mark = getattr(fn, "_plain_check", None)
+            if mark is not None:
+                checks[name] = (model_validator(mode="after")(fn) if mark[0] == "after"
+                                else field_validator(*mark[1])(fn))
+    base = _OmitNone if cls._omit_none else _Strict if cls._strict else BaseModel
+    model = create_model(cls.__name__, __base__=base, __module__=cls.__module__, __doc__=cls.__doc__,
+                         __validators__=checks, **fields)
+    model.model_rebuild(_types_namespace={cls.__name__: model})
     return model
 
 
@@ -94,5 +122,30 @@ def _plain_value(v: Any) -> Any:
 
 
 def to_plain(model: BaseModel, cls: type) -> Any:
-    """The ``cls`` object holding ``model``'s field values (nested validators turned back too)."""
-    return cls(**{name: _plain_value(getattr(model, name)) for name in cls.model_fields})
+    """The ``cls`` object holding ``model``'s field values (nested validators turned back too),
+    made without ``__init__`` (the values are validated already)."""
+    return bare(cls, {name: _plain_value(getattr(model, name)) for name in cls.model_fields})
+
+
+def revalidate(obj: PlainModel) -> None:
+    """Validate a directly constructed ``@plain`` object as its pydantic model would have been, and
+    store the converted values in it (nested dicts become models). Raises ``ValidationError``."""
+    cls = type(obj)
+    checked = to_plain(validator(cls).model_validate(obj.model_dump()), cls)
+    for name in cls.model_fields:
+        object.__setattr__(obj, name, getattr(checked, name))
+
+
+def core_schema_of(cls: type, handler: Any) -> Any:
+    """The pydantic-core schema of a ``@plain`` class used as a field type of a pydantic model
+    (``follow.stream.FollowRecord.selection``): an instance passes as it is, a dict is validated
+    by the generated model and turned into the plain object; dumped by the plain class's own
+    ``model_dump`` (``mode`` and ``exclude_none`` passed on)."""
+    from pydantic_core import core_schema as cs
+
+    checked = cs.no_info_after_validator_function(lambda m: to_plain(m, cls), handler.generate_schema(validator(cls)))
+    return cs.json_or_python_schema(
+        json_schema=checked,
+        python_schema=cs.union_schema([cs.is_instance_schema(cls), checked], mode="left_to_right"),
+        serialization=cs.plain_serializer_function_ser_schema(
+            lambda v, info: v.model_dump(mode=info.mode, exclude_none=info.exclude_none), info_arg=True))

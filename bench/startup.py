@@ -14,8 +14,9 @@ installed.
 
 Bytecode: an installed logscan has its ``.pyc`` files (pip compiles them), so the children run
 with ``PYTHONDONTWRITEBYTECODE`` removed from their environment and the warm-up writes each tree's
-``__pycache__``; ``--source`` keeps the variable (every start compiles logscan's modules from
-source, as in a checkout under ``PYTHONDONTWRITEBYTECODE=1``: ~0.1 s more).
+``__pycache__``; ``--source`` keeps the variable (a tree without ``__pycache__``, e.g. a fresh
+``git archive`` under ``PYTHONDONTWRITEBYTECODE=1``, then compiles logscan's modules from source
+at every start: ~0.1 s more; a tree that has ``.pyc`` files still reads them).
 
 Usage::
 
@@ -87,7 +88,7 @@ def main() -> int:
     ap.add_argument("--format", default="text", choices=["text", "json"], help="report format of the timed scan")
     ap.add_argument("--callgrind", action="store_true", help="also count instructions under callgrind (one run each)")
     ap.add_argument("--source", action="store_true",
-                    help="keep PYTHONDONTWRITEBYTECODE: every start compiles logscan from source")
+                    help="keep PYTHONDONTWRITEBYTECODE (a tree without __pycache__ then compiles at every start)")
     args = ap.parse_args()
     global SOURCE
     SOURCE = args.source

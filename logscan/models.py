@@ -1,6 +1,6 @@
 """The report classes of everything logscan reports: records, events, selections, findings, runs.
 
-Plain slotted dataclasses (``logscan.plain``): a scan never imports pydantic (start-up, issue 18).
+Plain slotted classes (``logscan.plain``): a scan never imports pydantic (start-up, issue 18).
 The JSON report (``logscan scan --format json``) is ``Report.model_dump_json()`` (the ``json``
 module); its JSON schema is ``Report.model_json_schema()`` (``logscan schema``), from the pydantic
 model ``logscan.validate`` generates from these classes, which also validates a ``--baseline``

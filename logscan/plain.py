@@ -1,7 +1,9 @@
-"""Plain report classes: stdlib dataclasses (with slots) that answer the part of pydantic's model
-interface logscan and its users call, without importing pydantic (start-up, issue 18).
+"""Plain report classes: slotted classes of annotated fields that answer the part of pydantic's
+model interface logscan and its users call, without importing pydantic (start-up, issue 18).
 
-``@plain`` turns a class body of annotated fields into a slotted dataclass and adds:
+``@plain`` turns a class body of annotated fields (defaults as values or ``dataclasses.field``)
+into a slotted class with a keyword-only ``__init__``, as ``dataclass(kw_only=True, slots=True)``
+would (without its per-class cost), and adds:
 
 - ``model_dump(mode="python"|"json", exclude=, exclude_none=)`` and ``model_dump_json(indent=,
   exclude_none=)``: the dict / JSON text pydantic's methods give for the same model (JSON by the
@@ -49,6 +51,7 @@ class PlainModel:
     _omit_none: typing.ClassVar[tuple[str, ...]] = ()
     _excluded: typing.ClassVar[frozenset[str]] = frozenset()
     _strict: typing.ClassVar[bool] = False
+    _setters: typing.ClassVar[tuple] = ()
 
     def __iter__(self):
         for name in self.model_fields:
@@ -160,8 +163,8 @@ def _dump_model(m: PlainModel, json_mode: bool, exclude: Optional[set[str]], exc
 
 def _rebuild(cls: type, values: tuple):
     obj = object.__new__(cls)
-    for name, v in zip(cls.model_fields, values):
-        object.__setattr__(obj, name, v)
+    for put, v in zip(cls._setters, values):  # the slots' own setters: no attribute lookup, no frozen check
+        put(obj, v)
     return obj
 
 
@@ -352,6 +355,7 @@ def plain(cls=None, *, eq: bool = True, strict: bool = False):
                 ns["__hash__"] = PlainModel._frozen_hash
         d = type(c)(c.__name__, c.__bases__, ns)
         d.model_fields = all_fields
+        d._setters = tuple(getattr(d, n).__set__ for n in all_fields)
         d._excluded = frozenset(n for n, f in all_fields.items() if f.metadata.get("exclude"))
         d._strict = strict
         return d

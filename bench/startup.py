@@ -12,6 +12,12 @@ median CPU ratio exceeds ``--max-ratio`` (default 1.20: issue 14's 20% budget).
 callgrind (load-independent: the figure to compare on a shared machine), when valgrind is
 installed.
 
+Bytecode: an installed logscan has its ``.pyc`` files (pip compiles them), so the children run
+with ``PYTHONDONTWRITEBYTECODE`` removed from their environment and the warm-up writes each tree's
+``__pycache__``; ``--source`` keeps the variable (a tree without ``__pycache__``, e.g. a fresh
+``git archive`` under ``PYTHONDONTWRITEBYTECODE=1``, then compiles logscan's modules from source
+at every start: ~0.1 s more; a tree that has ``.pyc`` files still reads them).
+
 Usage::
 
     python bench/startup.py --peer /tmp/base [--log fixtures/vllm/vllm-022.log] [--repeat 15] [--format json]
@@ -32,8 +38,19 @@ from typing import Optional
 HERE = Path(__file__).resolve().parent.parent
 
 
-def once(tree: Path, log: Path, fmt: str = "text") -> tuple[float, float]:
+#: keep ``PYTHONDONTWRITEBYTECODE`` in the children's environment (``--source``)
+SOURCE = False
+
+
+def _env(tree: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
+    if not SOURCE:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def once(tree: Path, log: Path, fmt: str = "text") -> tuple[float, float]:
+    env = _env(tree)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run([sys.executable, "-c", "from logscan.cli import main; main()", "scan", "--format", fmt, str(log)],
@@ -52,7 +69,7 @@ def instructions(tree: Path, log: Path, fmt: str) -> Optional[int]:
     vg = shutil.which("valgrind")
     if vg is None:
         return None
-    env = dict(os.environ, PYTHONPATH=str(tree))
+    env = _env(tree)
     with tempfile.TemporaryDirectory() as d:
         proc = subprocess.run([vg, "--tool=callgrind", f"--callgrind-out-file={d}/cg.out", sys.executable, "-c",
                                "from logscan.cli import main; main()", "scan", "--format", fmt, str(log)],
@@ -70,7 +87,12 @@ def main() -> int:
     ap.add_argument("--max-ratio", type=float, default=1.20)
     ap.add_argument("--format", default="text", choices=["text", "json"], help="report format of the timed scan")
     ap.add_argument("--callgrind", action="store_true", help="also count instructions under callgrind (one run each)")
+    ap.add_argument("--source", action="store_true",
+                    help="keep PYTHONDONTWRITEBYTECODE (a tree without __pycache__ then compiles at every start)")
     args = ap.parse_args()
+    global SOURCE
+    SOURCE = args.source
+    load_before = os.getloadavg()
     trees = {"this": HERE, "peer": args.peer.resolve()}
     res: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
     for k, t in trees.items():
@@ -86,7 +108,8 @@ def main() -> int:
     ratio = statistics.median(x[1] for x in res["this"]) / statistics.median(x[1] for x in res["peer"])
     wr = statistics.median(x[0] for x in res["this"]) / statistics.median(x[0] for x in res["peer"])
     print(f"ratio this/peer: cpu median {ratio:.3f}, wall median {wr:.3f} (target <= {args.max_ratio})")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average: before {' '.join(f'{x:.2f}' for x in load_before)}, after "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; bytecode {'off (--source)' if SOURCE else 'on'}")
     if args.callgrind:
         ir = {k: instructions(t, args.log.resolve(), args.format) for k, t in trees.items()}
         if None in ir.values():

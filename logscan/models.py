@@ -1,7 +1,10 @@
-"""Pydantic models of everything logscan reports: records, events, selections, findings, runs.
+"""The report classes of everything logscan reports: records, events, selections, findings, runs.
 
-The JSON report (``logscan scan --format json``) is ``Report.model_dump_json()``; its JSON
-schema is ``Report.model_json_schema()`` (``logscan schema``). Field names are part of the
+Plain slotted classes (``logscan.plain``): a scan never imports pydantic (start-up, issue 18).
+The JSON report (``logscan scan --format json``) is ``Report.model_dump_json()`` (the ``json``
+module); its JSON schema is ``Report.model_json_schema()`` (``logscan schema``), from the pydantic
+model ``logscan.validate`` generates from these classes, which also validates a ``--baseline``
+report (``Report.model_validate``). Field names are part of the
 public interface: ``kernel`` and ``cost_class`` on every selection, ``code`` on every finding,
 ``line`` and ``rule`` on every event.
 """
@@ -9,8 +12,9 @@ public interface: ``kernel`` and ``cost_class`` on every selection, ``code`` on 
 from enum import Enum
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
-from pydantic.json_schema import SkipJsonSchema
+from dataclasses import field
+
+from .plain import PlainModel, plain
 
 
 class CostClass(str, Enum):
@@ -44,14 +48,13 @@ class Severity(str, Enum):
     info = "info"
 
 
-class Record(BaseModel):
+@plain
+class Record(PlainModel):
     """One logical log line after unwrapping (CRI, Docker JSON) and prefix parsing.
 
     ``line`` is the 1-based line number in the input file where the record starts
     (a CRI record joined from ``P`` partial lines keeps the number of its first part).
     """
-
-    model_config = ConfigDict(frozen=False)
 
     source: str
     line: int
@@ -66,7 +69,8 @@ class Record(BaseModel):
     truncated: bool = False  #: the physical line was longer than the reader's limit and was cut
 
 
-class Event(BaseModel):
+@plain(eq=False)
+class Event(PlainModel):
     """A line recognised by a pack rule: the rule id, the line, the named groups it captured."""
 
     line: int
@@ -74,16 +78,16 @@ class Event(BaseModel):
     kind: str
     source: str
     message: str
-    groups: dict[str, str] = Field(default_factory=dict)
-    items: list[str] = Field(default_factory=list)  #: continuation lines gathered (e.g. per-kernel reasons)
+    groups: dict[str, str] = field(default_factory=dict)
+    items: list[str] = field(default_factory=list)  #: continuation lines gathered (e.g. per-kernel reasons)
     process: Optional[str] = None
     rank: Optional[str] = None
     level: Optional[str] = None
     #: the process id of the line's process tag (``(APIServer pid=N)``): tells two starts apart
     #: (``analysis.newstart``); kept out of the report, carried by follow's checkpoint
-    pid: SkipJsonSchema[Optional[int]] = Field(default=None, exclude=True)
+    pid: Optional[int] = field(default=None, metadata={"exclude": True})
     #: the line prefix's timestamp as printed (``03-17 15:05:45``): a clock going back is another start
-    timestamp: SkipJsonSchema[Optional[str]] = Field(default=None, exclude=True)
+    timestamp: Optional[str] = field(default=None, metadata={"exclude": True})
 
     def __eq__(self, other: object) -> bool:
         """Equal when the report shows the same event (``pid`` and ``timestamp`` are read from the
@@ -92,10 +96,9 @@ class Event(BaseModel):
             return NotImplemented
         return self.model_dump() == other.model_dump()
 
-    __hash__ = None  # type: ignore[assignment]  # mutable, like any unfrozen model
 
-
-class RungElsewhere(BaseModel):
+@plain
+class RungElsewhere(PlainModel):
     """The kernel's rung in other releases of the inferred range, when they disagree."""
 
     releases: str  #: release range, e.g. ``0.26.0–0.29.0``
@@ -104,7 +107,8 @@ class RungElsewhere(BaseModel):
     registry: str
 
 
-class LadderPosition(BaseModel):
+@plain
+class LadderPosition(PlainModel):
     """Where a kernel sits on the ordered fallback ladder (registry) of its engine release."""
 
     registry: str  #: registry name in the engine source, e.g. ``_POSSIBLE_NVFP4_KERNELS``
@@ -115,17 +119,18 @@ class LadderPosition(BaseModel):
     rungs: int  #: number of rungs of the ladder
     fell: int  #: skipped rungs above the selected one that are better by cost class and could have passed
     kernel_class: str  #: the class (or enum member) on the ladder
-    above: list[str] = Field(default_factory=list)  #: those skipped rungs, in ladder order
-    stopped_by: dict[str, str] = Field(default_factory=dict)  #: skipped rung -> its gate in words
+    above: list[str] = field(default_factory=list)  #: those skipped rungs, in ladder order
+    stopped_by: dict[str, str] = field(default_factory=dict)  #: skipped rung -> its gate in words
     min_capability: Optional[int] = None
     gate: Optional[str] = None
     #: the releases in which this list (registry, platform) is the one placed on, e.g. ``0.30.0–0.33.0``
     holds_in: Optional[str] = None
     #: other placements where releases of an inferred version range disagree (same fields)
-    elsewhere: list[RungElsewhere] = Field(default_factory=list)
+    elsewhere: list[RungElsewhere] = field(default_factory=list)
 
 
-class Selection(BaseModel):
+@plain
+class Selection(PlainModel):
     """One quantized layer family and the kernel that executes it, for one run.
 
     ``observed`` is True when a log line names the kernel; False when it is inferred
@@ -139,7 +144,7 @@ class Selection(BaseModel):
     ladder: Optional[LadderPosition] = None
     observed: bool = True
     reasoning: Optional[str] = None
-    ranks: list[str] = Field(default_factory=list)
+    ranks: list[str] = field(default_factory=list)
     line: int
     evidence: str
     rule: str
@@ -151,7 +156,8 @@ INFERRED_FROM = {"ladder": "the ladder rung", "kernel_name": "the kernel name",
                  "config": "the config and engine defaults"}
 
 
-class Finding(BaseModel):
+@plain
+class Finding(PlainModel):
     """A degradation or failure, with its evidence line and the rule or ladder that raised it."""
 
     code: str
@@ -165,7 +171,7 @@ class Finding(BaseModel):
     family: Optional[str] = None
     #: the cost class of ``kernel`` when the finding's line also selects it (the selection's class)
     cost_class: Optional[CostClass] = None
-    reasons: list[str] = Field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
+    reasons: list[str] = field(default_factory=list)  #: e.g. every kernel's reason for KERNEL_NOT_FOUND
     remedy: Optional[str] = None
     inferred: bool = False  #: True when no line states it and it follows from the ladder
     #: how an inferred finding was inferred: ``ladder`` (the kernel's rung) or ``kernel_name``
@@ -181,7 +187,8 @@ class Finding(BaseModel):
         return f" (inferred from {INFERRED_FROM.get(self.inferred_from or '', 'the log')})"
 
 
-class StartFailure(BaseModel):
+@plain
+class StartFailure(PlainModel):
     """The engine's own line saying its start failed (a pack rule of kind ``start_failure``).
 
     e.g. vLLM ``EngineCore failed to start.`` (v1/engine/core.py, 0.8 ->), ``WorkerProc failed
@@ -197,7 +204,8 @@ class StartFailure(BaseModel):
     cause: Optional[str] = None
 
 
-class EngineInfo(BaseModel):
+@plain
+class EngineInfo(PlainModel):
     """What the log says of the engine: name, release, and how the release was known."""
 
     #: the engine the log's own lines name, or ``unknown`` when only generic lines (Python
@@ -223,7 +231,8 @@ class EngineInfo(BaseModel):
     release_range: Optional[list[str]] = None
 
 
-class AttentionChoice(BaseModel):
+@plain
+class AttentionChoice(PlainModel):
     """An attention backend the run selected (vLLM ``platforms/*.py``, ``attention/selector.py``).
 
     Kept apart from ``selections``: attention is not a quantized GEMM, and its name is not a
@@ -231,14 +240,15 @@ class AttentionChoice(BaseModel):
     """
 
     backend: str  #: the name as the log prints it, e.g. ``FLASH_ATTN``, ``Flash Attention``
-    candidates: list[str] = Field(default_factory=list)  #: "out of potential backends: [...]"
-    ranks: list[str] = Field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)  #: "out of potential backends: [...]"
+    ranks: list[str] = field(default_factory=list)
     line: int
     evidence: str
     rule: str
 
 
-class KvCache(BaseModel):
+@plain
+class KvCache(PlainModel):
     """KV-cache dtype asked for (config ``kv_cache_dtype``) versus the one a line says is in effect."""
 
     requested: Optional[str] = None  #: from the config line / non-default args (``auto`` = model dtype)
@@ -248,7 +258,8 @@ class KvCache(BaseModel):
     evidence: Optional[str] = None  #: the line stating ``in_effect``
 
 
-class ServerArgs(BaseModel):
+@plain
+class ServerArgs(PlainModel):
     """The engine's own dump of its arguments (SGLang ``server_args=...``), read without eval.
 
     Typed fields are the ones that choose kernels (names as SGLang spells them, 0.3 ->
@@ -277,11 +288,12 @@ class ServerArgs(BaseModel):
     ep_size: Optional[int] = None
     pp_size: Optional[int] = None
     #: boolean MoE switches of 0.4.x (``enable_ep_moe``, ``enable_deepep_moe``, ...) that are set
-    flags: list[str] = Field(default_factory=list)
-    other: dict[str, str] = Field(default_factory=dict)  #: every other field, as printed
+    flags: list[str] = field(default_factory=list)
+    other: dict[str, str] = field(default_factory=dict)  #: every other field, as printed
 
 
-class RunConfig(BaseModel):
+@plain
+class RunConfig(PlainModel):
     """The engine configuration of a run, as far as the log prints it."""
 
     model: Optional[str] = None
@@ -291,11 +303,12 @@ class RunConfig(BaseModel):
     tensor_parallel_size: Optional[int] = None
     gpu: Optional[str] = None
     compute_capability: Optional[str] = None
-    extra: dict[str, str] = Field(default_factory=dict)
+    extra: dict[str, str] = field(default_factory=dict)
     server_args: Optional[ServerArgs] = None  #: the engine's argument dump, when it logs one
 
 
-class Unexplained(BaseModel):
+@plain
+class Unexplained(PlainModel):
     """A kernel-relevant line logscan noticed but could not turn into a selection or a finding.
 
     ``why`` says what was missing: a topic rule saw what the line speaks of (a backend, MoE,
@@ -310,7 +323,8 @@ class Unexplained(BaseModel):
     why: str
 
 
-class Run(BaseModel):
+@plain
+class Run(PlainModel):
     """One engine start found in the input (a restart or a second server is another run)."""
 
     index: int
@@ -318,29 +332,25 @@ class Run(BaseModel):
     first_line: int
     last_line: int
     engine: EngineInfo
-    config: RunConfig = Field(default_factory=RunConfig)
-    selections: list[Selection] = Field(default_factory=list)
-    findings: list[Finding] = Field(default_factory=list)
+    config: RunConfig = field(default_factory=RunConfig)
+    selections: list[Selection] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     worst_cost_class: Optional[CostClass] = None
-    attention: list[AttentionChoice] = Field(default_factory=list)  #: attention backends chosen
+    attention: list[AttentionChoice] = field(default_factory=list)  #: attention backends chosen
     kv_cache: Optional[KvCache] = None  #: KV-cache dtype asked for and in effect, when the log says
     start_failure: Optional[StartFailure] = None  #: a line says the engine did not start
     #: kernel-relevant lines noticed but not understood (no selection, no finding), in line order
-    unexplained: list[Unexplained] = Field(default_factory=list)
+    unexplained: list[Unexplained] = field(default_factory=list)
     #: the server of this source was up (a ready or HTTP 2xx line, no start since), then a line says
     #: it failed: a crash while serving, not a failed start (``analysis/lifecycle.py``); left out of
     #: the JSON when None
     serving_failure: Optional[StartFailure] = None
 
-    @model_serializer(mode="wrap")
-    def _drop_no_crash(self, handler):
-        d = handler(self)
-        if isinstance(d, dict) and d.get("serving_failure") is None:
-            d.pop("serving_failure", None)
-        return d
+    _omit_none = ("serving_failure",)
 
 
-class InputStats(BaseModel):
+@plain
+class InputStats(PlainModel):
     """What was read: per input, lines, bytes, and what the reader had to repair."""
 
     source: str
@@ -354,13 +364,14 @@ class InputStats(BaseModel):
     #: lines whose rule matching ran out of the per-line budget (``match.LINE_BUDGET``): not every rule was tried
     over_budget_lines: int = 0
     #: the first line numbers of those (at most ``match.MAX_NAMED``)
-    over_budget_at: list[int] = Field(default_factory=list)
+    over_budget_at: list[int] = field(default_factory=list)
     #: something the reader read past without losing a line (trailing garbage after a gzip stream, as gzip(1) warns)
     warning: Optional[str] = None
     error: Optional[str] = None
 
 
-class Summary(BaseModel):
+@plain
+class Summary(PlainModel):
     """Counts over every run of a report (``Report.summary``)."""
 
     runs: int = 0
@@ -369,14 +380,15 @@ class Summary(BaseModel):
     unexplained: int = 0  #: kernel-relevant lines noticed but not understood (``Run.unexplained``)
 
 
-class Report(BaseModel):
+@plain
+class Report(PlainModel):
     """The whole answer for a set of inputs: runs, the recognised events, reader stats."""
 
     logscan_version: str
-    runs: list[Run] = Field(default_factory=list)
-    events: list[Event] = Field(default_factory=list)
-    inputs: list[InputStats] = Field(default_factory=list)
-    summary: Summary = Field(default_factory=Summary)
+    runs: list[Run] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    inputs: list[InputStats] = field(default_factory=list)
+    summary: Summary = field(default_factory=Summary)
 
     def summarise(self) -> "Report":
         """Fill ``summary`` from the runs (call once the runs are final); returns self."""

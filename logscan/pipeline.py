@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator, Optional
 
-from pydantic import ValidationError
-
 from . import __version__
 from .analysis.analyzer import Analyzer
 from .match import Matcher
@@ -189,7 +187,7 @@ class Pipeline:
             context = state.get("context")
             if context is not None and not isinstance(context, str):
                 raise ValueError(f"bad context {context!r}")
-        except (ValidationError, TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:  # pydantic's ValidationError is a ValueError
             raise ValueError(f"not a pipeline checkpoint: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.formats.update(formats)
         self.matcher.context = context

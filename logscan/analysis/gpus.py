@@ -10,37 +10,38 @@ from pathlib import Path
 from typing import Optional
 
 import regex
-from pydantic import BaseModel, ConfigDict, Field
+
+from ..plain import PlainModel, plain, spec
 
 from ..packs.loader import _read_toml, _validate, patterns_root
 
 
-class GpuEntry(BaseModel):
+@plain(strict=True)
+class GpuEntry(PlainModel):
     """One GPU family of the table: compute capability as digits (None off CUDA) and its names."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     cc: Optional[int] = None
     platform: str = "CUDA"
     gfx: Optional[str] = None  #: ROCm arch name (gfx942)
-    aliases: list[str] = Field(min_length=1)
+    aliases: list[str] = spec(min_length=1)
 
 
-class PlatformEntry(BaseModel):
+@plain(strict=True)
+class PlatformEntry(PlainModel):
     """A platform's facts (``[platform.HPU]``): whether its devices have a compute capability, and
     how reasons name its device when a log names only the platform."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     compute_capability: bool = True
     device: str = ""
 
 
-class GpuFile(BaseModel):
+@plain(strict=True)
+class GpuFile(PlainModel):
     """``patterns/gpus.toml``: GPU names, platform facts and the package names ``--with`` accepts."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     gpu: dict[str, GpuEntry]
-    platform: dict[str, PlatformEntry] = Field(default_factory=dict)
-    package_alias: dict[str, str] = Field(default_factory=dict)
+    platform: dict[str, PlatformEntry] = spec(default_factory=dict)
+    package_alias: dict[str, str] = spec(default_factory=dict)
 
 
 def platform_without_cc(platform: Optional[str]) -> Optional[PlatformEntry]:
@@ -54,7 +55,7 @@ def platform_without_cc(platform: Optional[str]) -> Optional[PlatformEntry]:
 def gpu_file(root: Optional[Path] = None) -> GpuFile:
     """The validated ``gpus.toml``; raises ``PackError`` when broken."""
     path = (root or patterns_root()) / "gpus.toml"
-    return _validate(GpuFile, _read_toml(path), path)
+    return _validate(GpuFile, _read_toml(path), path, cache=True)
 
 
 def package_name(text: str) -> str:

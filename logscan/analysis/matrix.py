@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pydantic import BaseModel, Field
+from dataclasses import field
+
+from ..plain import PlainModel, plain
 
 from ..packs.loader import PackSet
 from ..packs.model import SchemeFile
@@ -16,7 +18,8 @@ NOTE_ALTERNATIVES = 2
 NOTE_MAX_CHARS = 480
 
 
-class MatrixRow(BaseModel):
+@plain
+class MatrixRow(PlainModel):
     """One engine's answer in ``logscan matrix``: what would execute and how sure."""
 
     engine: str
@@ -28,14 +31,15 @@ class MatrixRow(BaseModel):
     note: str = ""
 
 
-class Matrix(BaseModel):
+@plain
+class Matrix(PlainModel):
     """``logscan matrix --format json``: one row per engine, plus each engine's full walk."""
 
     scheme: str
     scheme_title: str
     machine: str
     rows: list[MatrixRow]
-    walks: list[Walk] = Field(default_factory=list)
+    walks: list[Walk] = field(default_factory=list)
 
 
 def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional[SchemeFile] = None) -> Matrix:

@@ -8,7 +8,9 @@ answer; several are a conditional one and none of them is a guess.
 
 from typing import Optional
 
-from pydantic import BaseModel, Field
+from dataclasses import field
+
+from ..plain import PlainModel, plain
 
 from ..packs.model import GateTerm
 from .gates import Machine
@@ -23,13 +25,14 @@ def capability_rank(cost_class: Optional[str]) -> int:
     return CAPABILITY.index(cost_class) if cost_class in CAPABILITY else len(CAPABILITY)
 
 
-class Outcome(BaseModel):
+@plain
+class Outcome(PlainModel):
     """One possible answer: the rung that wins (None: the load fails) and when."""
 
     kernel: Optional[str] = None
     cost_class: Optional[str] = None
     rung: Optional[int] = None  #: 1-based
-    when: list[list[str]] = Field(default_factory=list)  #: alternatives, each a conjunction of facts in words
+    when: list[list[str]] = field(default_factory=list)  #: alternatives, each a conjunction of facts in words
     refused: bool = False  #: every rung refuses (or the scheme gate does): the layer does not load
     undetermined: bool = False  #: splitting stopped before a verdict
 

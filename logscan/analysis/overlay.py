@@ -25,47 +25,53 @@ from typing import Optional
 import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import field
+
+from ..plain import PlainModel, plain
 
 from ..packs.loader import _read_toml, _validate, patterns_root
 from ..packs.model import GateTerm
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _M(PlainModel):
+    __slots__ = ()
 
 
+@plain(strict=True)
 class TermRewrite(_M):
     """Replace a term matching ``match`` (regex, full match on ``source`` or ``text``) by ``terms``."""
 
     match: str
-    terms: list[GateTerm] = Field(default_factory=list)
-    kernels: list[str] = Field(default_factory=list)  #: restrict to these rungs (empty: any)
+    terms: list[GateTerm] = field(default_factory=list)
+    kernels: list[str] = field(default_factory=list)  #: restrict to these rungs (empty: any)
     why: str
 
 
+@plain(strict=True)
 class MoeGates(_M):
     """Gates of the backends of one MoE priority list (``registry`` regex over its name)."""
 
     registry: str
     releases: str = ""
     gates: dict[str, list[GateTerm]]
-    cost: dict[str, str] = Field(default_factory=dict)
+    cost: dict[str, str] = field(default_factory=dict)
     why: str
     exhausted: str = ""
 
 
+@plain(strict=True)
 class Disagreement(_M):
     """A fact on which the shipped reference and the seeds differ, and what the source says."""
 
     kernel: str
     releases: str = ""
-    schemes: list[str] = Field(default_factory=list)  #: the schemes it concerns (empty: every scheme)
+    schemes: list[str] = field(default_factory=list)  #: the schemes it concerns (empty: every scheme)
     reference: str
     seed: str
     source: str  #: what the release's own code says (it wins)
 
 
+@plain(strict=True)
 class Exhausted(_M):
     """What the engine raises when every rung of a registry refuses (``registry``: regex over its name)."""
 
@@ -73,26 +79,28 @@ class Exhausted(_M):
     message: str
 
 
+@plain(strict=True)
 class SchemeFacts(_M):
     """Per-scheme planning facts: requirements met by construction, cost classes for this scheme."""
 
-    holds: list[str] = Field(default_factory=list)
-    cost: dict[str, str] = Field(default_factory=dict)  #: rung -> cost class when serving this scheme
+    holds: list[str] = field(default_factory=list)
+    cost: dict[str, str] = field(default_factory=dict)  #: rung -> cost class when serving this scheme
     #: releases (PEP 440 specifier) in which checkpoints of this dense scheme exist only as MoE
     #: experts (vLLM before 0.22: quantization=mxfp4 is gpt-oss, linear layers stay unquantized)
     moe_only: str = ""
     why: str = ""
 
 
+@plain(strict=True)
 class Overlay(_M):
     """``patterns/planning/<engine>.toml``."""
 
     engine: str
-    term: list[TermRewrite] = Field(default_factory=list)
-    moe: list[MoeGates] = Field(default_factory=list)
-    disagree: list[Disagreement] = Field(default_factory=list)
-    exhausted: list[Exhausted] = Field(default_factory=list)
-    scheme: dict[str, SchemeFacts] = Field(default_factory=dict)
+    term: list[TermRewrite] = field(default_factory=list)
+    moe: list[MoeGates] = field(default_factory=list)
+    disagree: list[Disagreement] = field(default_factory=list)
+    exhausted: list[Exhausted] = field(default_factory=list)
+    scheme: dict[str, SchemeFacts] = field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=8)
@@ -101,7 +109,7 @@ def load_overlay(engine: str, root: Optional[Path] = None) -> Optional[Overlay]:
     path = (root or patterns_root()) / "planning" / f"{engine}.toml"
     if not path.is_file():
         return None
-    return _validate(Overlay, _read_toml(path), path)
+    return _validate(Overlay, _read_toml(path), path, cache=True)
 
 
 def _in(release: Optional[str], spec: str) -> bool:

@@ -15,7 +15,9 @@ from typing import Optional
 
 import regex
 from packaging.version import Version
-from pydantic import BaseModel, Field
+from dataclasses import field
+
+from ..plain import PlainModel, plain
 
 from ..packs.loader import PackSet, _read_toml, _validate, patterns_root
 from ..packs.model import GateTerm, LadderFile, Registry, Scheme, SchemeEngine, SchemeFile
@@ -25,7 +27,8 @@ from .outcomes import Outcome
 from .words import gate_words, term_words
 
 
-class TermOut(BaseModel):
+@plain
+class TermOut(PlainModel):
     """One gate term of a rung with its verdict and reason."""
 
     term: str
@@ -36,7 +39,8 @@ class TermOut(BaseModel):
     source: str = ""
 
 
-class RungOut(BaseModel):
+@plain
+class RungOut(PlainModel):
     """One rung of a walked ladder (the JSON of ``logscan ladder``)."""
 
     rung: int
@@ -48,13 +52,14 @@ class RungOut(BaseModel):
     predicted: bool = False
     possible: bool = False  #: unknown rung above the predicted one: it wins if its unknowns hold
     hardware: Verdict = Verdict.unknown  #: verdict of the silicon alone (software assumed present)
-    needs: list[str] = Field(default_factory=list)  #: server options that would make a failing rung pass
-    terms: list[TermOut] = Field(default_factory=list)
-    overlay: list[str] = Field(default_factory=list)  #: planning-overlay facts that rewrote this rung's gate
+    needs: list[str] = field(default_factory=list)  #: server options that would make a failing rung pass
+    terms: list[TermOut] = field(default_factory=list)
+    overlay: list[str] = field(default_factory=list)  #: planning-overlay facts that rewrote this rung's gate
     words: str = ""  #: the gate in words (``gate`` is the source-shaped expression)
 
 
-class Walk(BaseModel):
+@plain
+class Walk(PlainModel):
     """A ladder walked for one scheme on one machine (``logscan ladder --format json``)."""
 
     engine: str
@@ -65,16 +70,16 @@ class Walk(BaseModel):
     role: Optional[str] = None
     platform: str
     machine: str
-    scheme_gate: list[TermOut] = Field(default_factory=list)
+    scheme_gate: list[TermOut] = field(default_factory=list)
     scheme_verdict: Verdict = Verdict.passes
-    rungs: list[RungOut] = Field(default_factory=list)
+    rungs: list[RungOut] = field(default_factory=list)
     predicted: Optional[str] = None  #: kernel the engine picks (if every ``possible`` rung turns out to fail)
     predicted_cost_class: Optional[str] = None
     certain: bool = False  #: no unknown rung above the predicted one
     outcome: str = ""  #: one sentence
-    outcomes: list[Outcome] = Field(default_factory=list)  #: every possible answer, most capable first
-    disagreements: list[dict] = Field(default_factory=list)  #: reference vs seed differences touching this walk
-    notes: list[str] = Field(default_factory=list)  #: what the answer had to assume or substitute
+    outcomes: list[Outcome] = field(default_factory=list)  #: every possible answer, most capable first
+    disagreements: list[dict] = field(default_factory=list)  #: reference vs seed differences touching this walk
+    notes: list[str] = field(default_factory=list)  #: what the answer had to assume or substitute
     exhausted: str = ""  #: what the engine says when every rung refuses
 
 

@@ -1,6 +1,8 @@
-"""JSON report: the pydantic ``Report`` dumped as one document (schema: ``logscan schema``).
+"""JSON report: the ``Report`` dumped as one document by the ``json`` module (schema: ``logscan
+schema``); no pydantic import on this path (start-up, issue 18).
 
-With a gate result, the document is a ``GatedReport``: the same report plus a ``gate`` key.
+With a gate result, the document is a ``GatedReport`` (``logscan schema --gate``): the same report
+plus a ``gate`` key, the pydantic ``GateResult``'s JSON dump.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     """One JSON document, indented, with ``None`` fields kept so the shape is stable."""
     if gate is None:
         return report.model_dump_json(indent=2) + "\n"
-    from ..gate.evaluate import GatedReport
+    import json
 
-    return GatedReport(**dict(report), gate=gate).model_dump_json(indent=2) + "\n"
+    doc = report.model_dump(mode="json")
+    doc["gate"] = gate.model_dump(mode="json")
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"

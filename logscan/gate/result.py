@@ -10,6 +10,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, Field
 
 from ..models import Report
+from ..validate import validator
 from .baseline import FamilyChange
 
 
@@ -82,7 +83,9 @@ class GateResult(BaseModel):
     codes: dict[str, CodeRule] = Field(default_factory=dict)  #: every code a check carries, described
 
 
-class GatedReport(Report):
+# the pydantic model of the plain Report; ``formats.json.render`` writes the document (the
+# docstring is the schema's description: ``logscan schema --gate``)
+class GatedReport(validator(Report)):  # type: ignore[misc]
     """``logscan gate --format json``: the report with the gate's result beside it."""
 
     gate: GateResult

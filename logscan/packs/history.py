@@ -15,75 +15,12 @@ release's rung k/n comes from that release's own lists. A snapshot release is se
 snapshot file unchanged (a test checks the history agrees with it).
 """
 
-import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Optional
 
-from packaging.version import Version
-from pydantic import Field, model_validator
-
-from .model import GateTerm, LadderFile, LadderKernel, Registry, _Strict
-
-
-@functools.lru_cache(maxsize=4096)
-def _v(text: str) -> Version:
-    """``Version(text)``, parsed once per text (placement compares the same releases thousands of times)."""
-    return Version(text)
-
-
-class Ordering(_Strict):
-    """One platform's ordered list of a registry, holding in releases ``first`` .. ``last``."""
-
-    platform: str
-    first: str
-    last: str
-    rungs: list[str]
-    #: per rung, the test expression of its branch (``ast.unparse``; if/elif registries: SGLang)
-    gates: list[str] = Field(default_factory=list)
-
-
-class GateText(_Strict):
-    """One gate source text of a registry and the terms ``tools/sglang_gate_terms.py`` read from it
-    (``opaque`` where an atom is not known; ``[]`` for ``always``)."""
-
-    gate: str
-    terms: list[GateTerm] = Field(default_factory=list)
-
-
-class HistoryRegistry(_Strict):
-    """A registry's orderings across releases (kind ``linear``, ``moe`` or ``if_chain``).
-
-    ``handmade``: why the registry is not derived from source (it has no orderings then; its
-    ladders stay the hand-made snapshots')."""
-
-    name: str
-    kind: str
-    file: str = ""
-    orderings: list[Ordering] = Field(default_factory=list)
-    handmade: str = ""
-    #: the gate terms of each distinct gate text of the orderings (SGLang if/elif registries)
-    terms: list[GateText] = Field(default_factory=list)
-
-
-class HistoryFile(_Strict):
-    """``patterns/<engine>/ladder-history.toml``."""
-
-    engine: str
-    source: str = ""
-    releases: list[str]
-    registry: list[HistoryRegistry] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _spans_in_releases(self) -> "HistoryFile":
-        idx = {r: i for i, r in enumerate(self.releases)}
-        if sorted(self.releases, key=_v) != self.releases or len(idx) != len(self.releases):
-            raise ValueError("releases must be unique and oldest first")
-        for reg in self.registry:
-            for o in reg.orderings:
-                if o.first not in idx or o.last not in idx or idx[o.first] > idx[o.last]:
-                    raise ValueError(f"{reg.name} [{o.platform}]: {o.first}..{o.last} is not a range of releases")
-        return self
+from .model import GateTerm, LadderFile, LadderKernel, Registry
+from .model_history import GateText, HistoryFile, HistoryRegistry, Ordering, _v  # noqa: F401
 
 
 def release_span(first: str, last: str) -> str:

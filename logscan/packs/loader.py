@@ -1,7 +1,7 @@
 """Load, validate and compile the pattern packs shipped under ``patterns/``.
 
-Packs are TOML (read with ``tomllib``), validated with the pydantic models of
-``logscan.packs.model`` and compiled with ``regex``. Any problem raises ``PackError``
+Packs are TOML (read with ``tomllib``), validated with the pydantic models generated from the
+plain classes of ``logscan.packs.model`` and compiled with ``regex``. Any problem raises ``PackError``
 naming the file and, where there is one, the rule id: logscan refuses to run on a broken
 pack rather than silently recognising less.
 """
@@ -16,18 +16,11 @@ from typing import Optional
 
 import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from pydantic import ValidationError
 
 from .history import HistoryFile, LadderHistory, Ladders
 from .packcache import _CODE, LazyPattern, _cached_packset, _check_patterns, _packset_key, _store_packset  # noqa: F401
 from .model import (FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat, ProcessTag,
                     Rule, RuleFile)
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 
 class PackError(Exception):
     """A pack file is unreadable, invalid TOML, fails validation, or holds a broken regex."""
@@ -52,6 +45,10 @@ def patterns_root() -> Path:
 
 
 def _parse_toml(path: Path) -> dict:
+    if sys.version_info >= (3, 11):  # imported here: a start whose files are all cached parses none
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
@@ -104,7 +101,18 @@ def _read_toml(path: Path) -> dict:
     return data
 
 
-def _validate(model, data: dict, path: Path):
+def _validate(model, data: dict, path: Path, cache: bool = False):
+    """``data`` (a parsed TOML file at ``path``) validated as ``model`` (a ``@plain`` pattern-file
+    class, checked by the pydantic model generated from it); raises ``PackError`` naming the file,
+    the key and, for a rule, its id. ``cache``: a file read on every start outside the pack cache
+    (gpus, overlays) is kept, validated, in the cache folder, keyed by its contents and the model
+    code (``packcache.cached_valid``), so such a start imports no pydantic."""
+    if cache:
+        from .packcache import cached_valid
+
+        return cached_valid(model, data, lambda: _validate(model, data, path))
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -199,7 +207,7 @@ class PackSet:
 
 def _load_history(path: Path) -> LadderHistory:
     """``ladder-history.toml``, validated. Raises ``PackError`` (called lazily, see ``Ladders``)."""
-    return LadderHistory(_validate(HistoryFile, _read_toml(path), path))
+    return LadderHistory(_validate(HistoryFile, _read_toml(path), path, cache=True))
 
 
 def _load_pack(folder: Path) -> Pack:

@@ -6,9 +6,10 @@ and ``patterns/schemes.toml`` (per scheme: each engine's ladder role and gates).
 
 from typing import Literal, Optional
 
-from pydantic import Field
+from dataclasses import field as _field
 
-from .model_base import _Strict
+
+from .model_base import _Strict, strict
 
 
 GateKind = Literal[
@@ -17,6 +18,7 @@ GateKind = Literal[
 ]
 
 
+@strict
 class GateTerm(_Strict):
     """One requirement of a ladder rung, evaluable for a described machine and checkpoint.
 
@@ -37,7 +39,7 @@ class GateTerm(_Strict):
     """
 
     kind: GateKind
-    platforms: list[str] = Field(default_factory=list)
+    platforms: list[str] = _field(default_factory=list)
     cc: Optional[int] = None
     major: Optional[int] = None
     lo: Optional[int] = None
@@ -47,17 +49,18 @@ class GateTerm(_Strict):
     flag: str = ""
     default: Optional[str] = None
     field: str = ""
-    values: list[str] = Field(default_factory=list)
+    values: list[str] = _field(default_factory=list)
     multiple_of: Optional[int] = None
-    options: list[list["GateTerm"]] = Field(default_factory=list)
+    options: list[list["GateTerm"]] = _field(default_factory=list)
     scope: Literal["machine", "layer"] = "machine"
-    only_on: list[str] = Field(default_factory=list)
+    only_on: list[str] = _field(default_factory=list)
     negate: bool = False
     text: str = ""  #: for ``opaque``: the requirement as written
     source: str = ""
     why: str = ""  #: the domain fact behind a term added from the seeds (engine, file, version)
 
 
+@strict
 class LadderKernel(_Strict):
     """Facts about one rung: cost class, minimum capability, gate (one line) and gate terms."""
 
@@ -65,14 +68,15 @@ class LadderKernel(_Strict):
     min_capability: Optional[int] = None
     gate: str = ""
     #: the gate as structured terms (all must hold), generated from ``gate`` plus pack predicates
-    gates: list[GateTerm] = Field(default_factory=list)
+    gates: list[GateTerm] = _field(default_factory=list)
     activation_scaling: Optional[Literal["per-tensor", "per-token", "block", "none"]] = None
-    aliases: list[str] = Field(default_factory=list)  #: other names the log prints for it
+    aliases: list[str] = _field(default_factory=list)  #: other names the log prints for it
     #: ``VLLM_*`` variables the kernel's module reads, with their defaults (reference ``env``):
     #: they can change what the rung costs (e.g. VLLM_MXFP8_EMULATION_DEQUANT_AT_LOAD=True)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = _field(default_factory=dict)
 
 
+@strict
 class Registry(_Strict):
     """An ordered registry (ladder): first match wins, per platform."""
 
@@ -83,8 +87,8 @@ class Registry(_Strict):
     file: str = ""
     platforms: dict[str, list[str]]
     #: per-registry cost classes (MoE experts serve several schemes; Marlin is native for WNA16)
-    cost: dict[str, Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]] = Field(default_factory=dict)
-    aliases: dict[str, str] = Field(default_factory=dict)  #: logged name -> rung name
+    cost: dict[str, Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]] = _field(default_factory=dict)
+    aliases: dict[str, str] = _field(default_factory=dict)  #: logged name -> rung name
     #: regex over the run's quantization method that reaches this registry, when one line
     #: format serves several (gpt-oss ``mxfp4`` vs W4A4 MXFP4 from compressed-tensors / quark)
     quantization: str = ""
@@ -92,12 +96,13 @@ class Registry(_Strict):
     exhausted: str = ""
     #: per-rung gate terms of this registry (if/elif chains: the step condition of each outcome);
     #: they take precedence over the kernel's own ``gates``
-    gates: dict[str, list[GateTerm]] = Field(default_factory=dict)
+    gates: dict[str, list[GateTerm]] = _field(default_factory=dict)
     #: rungs whose ``gates`` were read from this release's own source (``packs/history.py``):
     #: they take precedence over planning-overlay gates written for another release's code
-    own_gates: list[str] = Field(default_factory=list)
+    own_gates: list[str] = _field(default_factory=list)
 
 
+@strict
 class LadderFile(_Strict):
     """``patterns/<engine>/ladders/<release>.toml``."""
 
@@ -105,9 +110,10 @@ class LadderFile(_Strict):
     version: str
     source: str = ""
     registry: list[Registry]
-    kernel: dict[str, LadderKernel] = Field(default_factory=dict)
+    kernel: dict[str, LadderKernel] = _field(default_factory=dict)
 
 
+@strict
 class SchemeEngine(_Strict):
     """How one engine serves a scheme: the ladder role (regex) and scheme-level gates.
 
@@ -118,10 +124,10 @@ class SchemeEngine(_Strict):
     """
 
     role: str = ""
-    gates: list[GateTerm] = Field(default_factory=list)
+    gates: list[GateTerm] = _field(default_factory=list)
     note: str = ""
-    refuses: dict[str, str] = Field(default_factory=dict)
-    unknown: dict[str, str] = Field(default_factory=dict)
+    refuses: dict[str, str] = _field(default_factory=dict)
+    unknown: dict[str, str] = _field(default_factory=dict)
 
     def verdict_for(self, platform: str) -> Optional[tuple[str, str]]:
         """``("refused" | "unknown", why)`` recorded for ``platform`` (or ``ANY``), else None."""
@@ -132,15 +138,17 @@ class SchemeEngine(_Strict):
         return None
 
 
+@strict
 class Scheme(_Strict):
     """A checkpoint scheme (``patterns/schemes.toml``): checkpoint facts and the ladder per engine."""
 
     title: str
-    aliases: list[str] = Field(default_factory=list)
-    facts: dict[str, list[str]] = Field(default_factory=dict)
-    engines: dict[str, SchemeEngine] = Field(default_factory=dict)
+    aliases: list[str] = _field(default_factory=list)
+    facts: dict[str, list[str]] = _field(default_factory=dict)
+    engines: dict[str, SchemeEngine] = _field(default_factory=dict)
 
 
+@strict
 class SchemeFile(_Strict):
     """``patterns/schemes.toml``."""
 

@@ -6,11 +6,14 @@ opaque and noise line shapes, and the reference templates left ``uncovered`` on 
 
 from typing import Literal, Optional
 
-from pydantic import Field, model_validator
+from dataclasses import field as _field
 
-from .model_base import _Strict
+from ..plain import after_check, spec
+
+from .model_base import _Strict, strict
 
 
+@strict
 class PrefixFormat(_Strict):
     """A line-prefix format of an engine era; named groups: level, timestamp, fileinfo, message."""
 
@@ -20,10 +23,11 @@ class PrefixFormat(_Strict):
     #: other engines that print the same shape (Python's ``[time] LEVEL file.py:N:`` logging is
     #: MLC-LLM's and newer SGLang's): such a prefix names no engine, so its lines are read like
     #: unprefixed ones (every pack, the run's engine first), never by this pack alone
-    shared_with: list[str] = Field(default_factory=list)
-    examples: list[str] = Field(min_length=1)
+    shared_with: list[str] = _field(default_factory=list)
+    examples: list[str] = spec(min_length=1)
 
 
+@strict
 class ProcessTag(_Strict):
     """A process tag such as ``(EngineCore_DP0 pid=42)``; groups: process, rank, pid."""
 
@@ -35,9 +39,10 @@ class ProcessTag(_Strict):
     #: another pid under it is no new start (``analysis/newstart.role``; every pack's ``shared``
     #: is tried on the name, since a ``Record`` does not carry its tag format's id)
     shared: str = ""
-    examples: list[str] = Field(min_length=1)
+    examples: list[str] = spec(min_length=1)
 
 
+@strict
 class PackMeta(_Strict):
     """The ``[pack]`` table of ``pack.toml``: the engine's name and title, the facts of how it
     logs (rank in process names, the exception line, unlogged quantization) and which releases
@@ -47,17 +52,17 @@ class PackMeta(_Strict):
     title: str = ""  #: how reports name the engine (``vLLM``, ``TensorRT-LLM``); default ``engine``
     #: KV-cache dtype spellings (lower case, ``torch.`` dropped) -> the canonical name they store as;
     #: a request and an in-effect dtype with the same canonical name are no fallback
-    kv_dtype_aliases: dict[str, str] = Field(default_factory=dict)
+    kv_dtype_aliases: dict[str, str] = _field(default_factory=dict)
     description: str = ""
     schema_version: int = 1
     #: regex over a process name whose ``rank`` group names the rank (``Worker_TP1`` -> ``TP1``)
     rank_from_process: str = r"_(?P<rank>(?:[A-Z]+\d+_?)+)$"
     #: releases whose sources the pack was written from, oldest first: the candidates of
     #: version inference when the log prints no version (empty: the releases of the shipped ladders)
-    releases: list[str] = Field(default_factory=list)
+    releases: list[str] = _field(default_factory=list)
     #: quantization methods whose linear layers ask for dynamic per-token FP8 activation scales
     #: when the GPU allows it: a per-tensor rung under them is FP8_PER_TENSOR_FALLBACK
-    per_token_fp8_methods: list[str] = Field(default_factory=list)
+    per_token_fp8_methods: list[str] = _field(default_factory=list)
     #: the last line of a raised exception (``RuntimeError: ...``): a finding whose line matches
     #: it, in a run whose start failed (a ``start_failure`` rule), is reported as the fatal cause
     exception_line: Optional[str] = None
@@ -76,9 +81,10 @@ class PackMeta(_Strict):
     #: engine's process (SGLang 0.3-0.4 imports vLLM: ``INFO ... Automatically detected platform
     #: cuda.`` precedes its own lines). A run of such lines holding only library chatter (no
     #: version, args, selection or finding) is read as this engine's (``analysis/imports.py``)
-    imports: list[str] = Field(default_factory=list)
+    imports: list[str] = _field(default_factory=list)
 
 
+@strict
 class NameCost(_Strict):
     """Cost class of a kernel name that is on no shipped ladder (older releases, free-form names).
 
@@ -94,6 +100,7 @@ class NameCost(_Strict):
     why: str = ""
 
 
+@strict
 class FasterMethod(_Strict):
     """A quantization method the engine can replace by a faster one (``SLOW_QUANT_METHOD`` on a
     line that names no faster method needs an entry), e.g. vLLM ``gptq`` -> ``gptq_marlin``."""
@@ -104,6 +111,7 @@ class FasterMethod(_Strict):
     why: str = ""
 
 
+@strict
 class ArchCheck(_Strict):
     """Compare the device's compute capability with the architectures the binary was compiled for.
 
@@ -114,12 +122,13 @@ class ArchCheck(_Strict):
 
     device_fact: str = "compute_capability"  #: run fact holding the cc as digits, e.g. ``90``, ``120``
     compiled_fact: str = "compiled_archs"  #: run fact holding the compiled list, e.g. ``750,900,1200``
-    compiled_scale: int = Field(default=10, ge=1)  #: compiled value = cc digits x this
+    compiled_scale: int = spec(default=10, ge=1)  #: compiled value = cc digits x this
     finding: str = "ARCH_NOT_COMPILED"
     #: build flags (ladder ``build`` terms) that hold when a compiled arch (cc digits) is in [lo, hi)
-    build_flags: dict[str, list[int]] = Field(default_factory=dict)
+    build_flags: dict[str, list[int]] = _field(default_factory=dict)
 
 
+@strict
 class WalkInfer(_Strict):
     """Infer the kernel of a layer family the engine never logs by walking a ladder for the run's GPU.
 
@@ -133,6 +142,7 @@ class WalkInfer(_Strict):
     family: str  #: layer family of the inferred selection
 
 
+@strict
 class PlatformHint(_Strict):
     """A kernel or attention-backend name that only one platform prints (e.g. ``AITER`` -> ROCm).
 
@@ -145,6 +155,7 @@ class PlatformHint(_Strict):
     why: str = ""
 
 
+@strict
 class OpaqueLine(_Strict):
     """A message shape that carries user content (a prompt, a generated output): never matched.
 
@@ -156,9 +167,10 @@ class OpaqueLine(_Strict):
     id: str
     pattern: str
     why: str = ""
-    examples: list[str] = Field(min_length=1)
+    examples: list[str] = spec(min_length=1)
 
 
+@strict
 class NoiseLine(_Strict):
     """A high-volume message shape of the engine's own that states no engine fact (per-step
     scheduler statistics): skipped before keyword matching, so its words ("prefill",
@@ -169,9 +181,10 @@ class NoiseLine(_Strict):
     id: str
     pattern: str
     why: str = ""
-    examples: list[str] = Field(min_length=1)
+    examples: list[str] = spec(min_length=1)
 
 
+@strict
 class Uncovered(_Strict):
     """A reference log template the pack deliberately does not recognise, and why.
 
@@ -183,13 +196,13 @@ class Uncovered(_Strict):
     list cannot go stale silently.
     """
 
-    template: str = Field(min_length=1)
+    template: str = spec(min_length=1)
     level: Literal["debug", "info", "warning", "error", "exception", "raise"]
     versions: str = ""  #: PEP 440 specifier of the releases that print it (from the reference)
-    reason: str = Field(min_length=20)  #: why a careful reader would not want an event from it
-    example: str = Field(min_length=1)
+    reason: str = spec(min_length=20)  #: why a careful reader would not want an event from it
+    example: str = spec(min_length=1)
 
-    @model_validator(mode="after")
+    @after_check
     def _example_renders_template(self) -> "Uncovered":
         import re
 
@@ -205,20 +218,21 @@ class Uncovered(_Strict):
         return self
 
 
+@strict
 class PackFile(_Strict):
     """``patterns/<engine>/pack.toml``."""
 
     pack: PackMeta
     arch_check: Optional[ArchCheck] = None
-    walk: list[WalkInfer] = Field(default_factory=list)
-    name_cost: list[NameCost] = Field(default_factory=list)
-    faster_method: list[FasterMethod] = Field(default_factory=list)
-    platform_hint: list[PlatformHint] = Field(default_factory=list)
-    wrapper: list[ProcessTag] = Field(default_factory=list)  #: outer junk: compose prefixes, markdown
-    process: list[ProcessTag] = Field(default_factory=list)
-    prefix: list[PrefixFormat] = Field(default_factory=list)
+    walk: list[WalkInfer] = _field(default_factory=list)
+    name_cost: list[NameCost] = _field(default_factory=list)
+    faster_method: list[FasterMethod] = _field(default_factory=list)
+    platform_hint: list[PlatformHint] = _field(default_factory=list)
+    wrapper: list[ProcessTag] = _field(default_factory=list)  #: outer junk: compose prefixes, markdown
+    process: list[ProcessTag] = _field(default_factory=list)
+    prefix: list[PrefixFormat] = _field(default_factory=list)
     #: message shapes quoting user content (request logs): no rule of the pack sees them
-    opaque: list[OpaqueLine] = Field(default_factory=list)
-    noise: list[NoiseLine] = Field(default_factory=list)
+    opaque: list[OpaqueLine] = _field(default_factory=list)
+    noise: list[NoiseLine] = _field(default_factory=list)
     #: reference templates left unrecognised on purpose, each with its reason
-    uncovered: list[Uncovered] = Field(default_factory=list)
+    uncovered: list[Uncovered] = _field(default_factory=list)

@@ -6,9 +6,11 @@ finding code), ``patterns/lexicon.toml`` (engine-neutral kernel-name morphology)
 
 from typing import Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from dataclasses import field as _field
 
-from .model_base import _Strict
+from ..plain import after_check, field_check, spec
+
+from .model_base import _Strict, strict
 
 
 RuleKind = Literal[
@@ -25,6 +27,7 @@ RuleKind = Literal[
 ]
 
 
+@strict
 class Continuation(_Strict):
     """How a multi-line message goes on after the line a rule matched.
 
@@ -34,10 +37,11 @@ class Continuation(_Strict):
     """
 
     item: str = r"(?P<item>.+)"
-    max_lines: int = Field(default=64, ge=1, le=4096)
+    max_lines: int = spec(default=64, ge=1, le=4096)
     same_source_line: bool = True  #: continuation lines must repeat the file:line of the first
 
 
+@strict
 class Rule(_Strict):
     """One recogniser: a regex over the message of a record and what a match means.
 
@@ -49,17 +53,17 @@ class Rule(_Strict):
     id: str
     kind: RuleKind
     pattern: str
-    keywords: list[str] = Field(min_length=1)  #: literal strings, one of which every match contains
+    keywords: list[str] = spec(min_length=1)  #: literal strings, one of which every match contains
     description: str = ""
     versions: str = ""  #: PEP 440 specifier set, e.g. ``>=0.22.1``; empty = any
-    levels: list[str] = Field(default_factory=list)  #: accept only these levels (when the line has one)
+    levels: list[str] = _field(default_factory=list)  #: accept only these levels (when the line has one)
     family: Optional[str] = None  #: layer family of a selection, e.g. ``linear ({layer})``
     kernel: Optional[str] = None  #: kernel name template; default ``{kernel}``
     registry: Optional[str] = None  #: registry role hint (regex over ladder roles), e.g. ``nvfp4``
     cost_class: Optional[str] = None  #: stated by the line itself (e.g. the Marlin weight-only warning)
     finding: Optional[str] = None  #: finding code the line states
     remedy: Optional[str] = None
-    sets: dict[str, str] = Field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
+    sets: dict[str, str] = _field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
     continuation: Optional[Continuation] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
@@ -81,15 +85,14 @@ class Rule(_Strict):
     #: the message is printed by a tool every engine runs (Triton, ptxas, the CUDA runtime), not
     #: by this pack's engine: its finding may be raised on any engine's run (analysis/trust.py)
     generic: bool = False
-    examples: list[str] = Field(min_length=1)
-    counter_examples: list[str] = Field(default_factory=list)
+    examples: list[str] = spec(min_length=1)
+    counter_examples: list[str] = _field(default_factory=list)
     #: whole lines as the engine prints them (an era's prefix, ANSI colour codes, a multi-line
     #: message continued after ``\r\n``): read through the real reader, prefix parser and
     #: matcher, each must yield an event of this rule
-    line_examples: list[str] = Field(default_factory=list)
+    line_examples: list[str] = _field(default_factory=list)
 
-    @field_validator("id")
-    @classmethod
+    @field_check("id")
     def _id_shape(cls, v: str) -> str:
         import re
 
@@ -98,12 +101,14 @@ class Rule(_Strict):
         return v
 
 
+@strict
 class RuleFile(_Strict):
     """One ``rules/*.toml`` file: a list of ``[[rule]]`` tables."""
 
-    rule: list[Rule] = Field(default_factory=list)
+    rule: list[Rule] = _field(default_factory=list)
 
 
+@strict
 class CodeInfo(_Strict):
     """One finding code: severity, title, explanation (documented in README).
 
@@ -121,14 +126,15 @@ class CodeInfo(_Strict):
     parent: Optional[str] = None
 
 
+@strict
 class FindingsFile(_Strict):
     """``patterns/findings.toml``: every finding code logscan may report."""
 
     code: dict[str, CodeInfo]
     #: cost class of a selected kernel -> finding code it implies
-    cost_class_finding: dict[str, str] = Field(default_factory=dict)
+    cost_class_finding: dict[str, str] = _field(default_factory=dict)
 
-    @model_validator(mode="after")
+    @after_check
     def _parents_exist(self) -> "FindingsFile":
         for name, info in self.code.items():
             seen = {name}
@@ -155,6 +161,7 @@ class FindingsFile(_Strict):
         return wanted in self.lineage(code)
 
 
+@strict
 class LexiconName(_Strict):
     """One morphology rule of the kernel lexicon (``patterns/lexicon.toml``): a name shape and
     the cost class it implies, optionally only for some schemes (regex over the run's
@@ -164,21 +171,23 @@ class LexiconName(_Strict):
     pattern: str
     cost_class: Literal["native", "weight_only", "emulated", "dequant_at_load", "portable", "unknown"]
     scheme: str = ""
-    why: str = Field(min_length=10)
-    examples: list[str] = Field(min_length=1)  #: names (``name (scheme S)`` to give a scheme) it classes
-    counter_examples: list[str] = Field(default_factory=list)
+    why: str = spec(min_length=10)
+    examples: list[str] = spec(min_length=1)  #: names (``name (scheme S)`` to give a scheme) it classes
+    counter_examples: list[str] = _field(default_factory=list)
 
 
+@strict
 class KernelPackages(_Strict):
     """Packages whose absence disables a kernel or backend (OPTIONAL_PACKAGE_MISSING needs one)."""
 
     pattern: str
-    examples: list[str] = Field(min_length=1)
-    counter_examples: list[str] = Field(default_factory=list)
+    examples: list[str] = spec(min_length=1)
+    counter_examples: list[str] = _field(default_factory=list)
 
 
+@strict
 class LexiconFile(_Strict):
     """``patterns/lexicon.toml``: engine-neutral kernel-name morphology and kernel packages."""
 
-    name: list[LexiconName] = Field(default_factory=list)
+    name: list[LexiconName] = _field(default_factory=list)
     packages: Optional[KernelPackages] = None

@@ -71,18 +71,18 @@ class LazyPattern:
         return (LazyPattern, (self._source, self._path, self._rule, self._flags, blob))
 
 
-#: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache.
+#: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache
+#: (paths relative to ``logscan/packs/``; the plain classes and their generated validators too).
 _CODE = ("model.py", "model_base.py", "model_rules.py", "model_pack.py", "model_ladders.py", "model_infer.py",
-         "loader.py", "packcache.py")
+         "model_history.py", "history.py", "loader.py", "packcache.py", "../plain.py", "../validate.py")
 
 
 def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
     """Cache key of the ``PackSet`` of ``root``: every TOML file's path, size and mtime (ns),
-    the bytes of the pack-model code, and the logscan, pydantic, ``regex`` and Python versions.
-    None when caching is off or a file cannot be listed."""
+    the bytes of the pack-model code, and the logscan, ``regex`` and Python versions (the cached
+    objects are plain classes: no pydantic object is pickled). None when caching is off or a file
+    cannot be listed."""
     import hashlib
-
-    import pydantic
 
     from .. import __version__
     from ..cache import cache_dir
@@ -96,9 +96,64 @@ def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
             h.update((Path(__file__).parent / name).read_bytes())
     except OSError:
         return None
-    blob = repr((__version__, pydantic.VERSION, regex.__version__, sys.version, files, sorted(engines or []),
+    blob = repr((__version__, regex.__version__, sys.version, files, sorted(engines or []),
                  h.hexdigest()))
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def cached_valid(model: type, data: dict, validate):
+    """``validate()`` (the plain ``model`` object of ``data``), read from the cache folder when a
+    start already validated the same contents with the same model code, else computed and stored
+    (best effort, pickled like the ``PackSet``; ``_cached_packset``'s ownership checks apply)."""
+    import hashlib
+    import json
+
+    from .. import __version__
+    from ..cache import cache_dir, write_atomic
+
+    if cache_dir() is None:
+        return validate()
+    try:
+        h = hashlib.sha256()
+        h.update(Path(sys.modules[model.__module__].__file__).read_bytes())
+        for name in ("../plain.py", "../validate.py"):
+            h.update((Path(__file__).parent / name).read_bytes())
+        h.update(repr((__version__, sys.version, model.__module__, model.__qualname__)).encode())
+        h.update(json.dumps(data, sort_keys=True, default=repr, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    except (OSError, TypeError, ValueError, AttributeError):
+        return validate()
+    key = h.hexdigest()[:32]
+    got = _load_pickle(f"valid-{key}.pickle")
+    if isinstance(got, model):
+        return got
+    obj = validate()
+    try:
+        import pickle
+
+        write_atomic(cache_dir() / f"valid-{key}.pickle", pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # an unpicklable object: no cache, never an error
+        pass
+    return obj
+
+
+def _load_pickle(name: str):
+    """The object pickled in the cache folder as ``name``, or None (missing, unreadable, foreign).
+    Only a file owned by this user and writable by nobody else is unpickled."""
+    import os
+    import pickle
+    import stat
+
+    from ..cache import cache_dir
+
+    path = cache_dir() / name
+    try:
+        with path.open("rb") as fh:
+            st = os.fstat(fh.fileno())
+            if (hasattr(os, "geteuid") and st.st_uid != os.geteuid()) or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return None
+            return pickle.load(fh)
+    except Exception:  # missing, truncated, or written by another build
+        return None
 
 
 def _toml_files(root: Path) -> list[tuple[str, int, int]]:
@@ -132,23 +187,9 @@ def _cached_packset(key: Optional[str]) -> Optional[PackSet]:
     Only a file owned by this user and writable by nobody else is unpickled: the cache folder is
     the user's own (``$LOGSCAN_CACHE_DIR`` or ``~/.cache/logscan``), like pip's.
     """
-    import os
-    import pickle
-    import stat
-
-    from ..cache import cache_dir
-
     if key is None:
         return None
-    path = cache_dir() / f"packset-{key}.pickle"
-    try:
-        with path.open("rb") as fh:
-            st = os.fstat(fh.fileno())
-            if (hasattr(os, "geteuid") and st.st_uid != os.geteuid()) or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                return None
-            obj = pickle.load(fh)
-    except Exception:  # missing, truncated, or written by another build: load from the TOML files
-        return None
+    obj = _load_pickle(f"packset-{key}.pickle")
     from .loader import PackSet
 
     return obj if isinstance(obj, PackSet) else None

@@ -34,23 +34,13 @@ from typing import Iterable, Optional
 from .literals import _containing, _head, _hex, ere_alternation, minimal_literals, sniff_head, sniff_source  # noqa: F401 (re-exported)
 from .sparse import with_sparse
 
-#: Environment variable that forces the engine: ``auto`` (default), ``hyperscan``, ``python``, ``off``.
-ENV = "LOGSCAN_PREFILTER"
 
 #: Case-sensitive literal triggers (bytes that alter a line's text, or start a joined record).
 _CRI_PARTIAL = (b" stdout P", b" stderr P")
 _DIRTY = (b"\x00", b"\x1b")
 
 from .hsdb import _HsDb, _cache_path, _hs, hs_db, matches_empty  # noqa: F401 (re-exported)
-
-
-class PrefilterError(ValueError):
-    """``$LOGSCAN_PREFILTER`` (or a ``prefilter=`` argument) names an engine not available here."""
-
-
-def available_backends() -> list[str]:
-    """Engines usable here, best first (``["hyperscan", "python"]`` or ``["python"]``)."""
-    return (["hyperscan"] if _hs is not None else []) + ["python"]
+from .backends import ENV, KeywordIndex, PrefilterError, _choose, available_backends  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -85,45 +75,6 @@ def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
         if gated:
             gates.append(Gate(pack.engine, sorted(gated), [p.regex for p in pack.prefixes]))
     return sorted(everywhere), gates, sorted(sensitive)
-
-
-def _choose(backend: Optional[str]) -> str:
-    choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
-    if choice in ("auto", "off"):
-        choice = available_backends()[0]
-    if choice not in available_backends():
-        raise PrefilterError(f"{ENV}={choice!r}: prefilter engine not available here "
-                         f"(available: {', '.join(available_backends())})")
-    return choice
-
-
-class KeywordIndex:
-    """Which of a set of keywords one text (a line's message) holds.
-
-    ``keys``: ``(keyword, case_sensitive)`` pairs; case-insensitive means ASCII case folding
-    (``bytes.lower``), as the buffer prefilter does. ``present(data)`` returns the indices
-    into ``keys`` found in ``data`` (UTF-8 bytes). Hyperscan (~1 us a line) or ``in`` per key
-    (the pure-Python engine, ~0.5 us a key). ``backend`` as for ``Prefilter`` (``off`` means
-    the best available: the matcher always needs its keywords).
-    """
-
-    def __init__(self, keys: list[tuple[str, bool]], backend: Optional[str] = None):
-        self.keys = list(keys)
-        self._enc = [(k.encode("utf-8") if cs else k.encode("utf-8").lower(), cs) for k, cs in self.keys]
-        self.backend = _choose(backend)
-        self._db = None
-        if self.backend == "hyperscan" and self._enc:
-            flags = [_hs.HS_FLAG_SINGLEMATCH | (0 if cs else _hs.HS_FLAG_CASELESS) for _, cs in self._enc]
-            self._db = Prefilter._hs_db([_hex(k) for k, _ in self._enc], flags)
-
-    def present(self, data: bytes) -> list[int]:
-        """Indices of the keys found in ``data``, ascending."""
-        if self._db is not None:
-            found: list[int] = []
-            self._db.scan(data, match_event_handler=lambda i, _a, _b, _f, _c: found.append(i))
-            return sorted(found)
-        low = data.lower()
-        return [i for i, (k, cs) in enumerate(self._enc) if k in (data if cs else low)]
 
 
 def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"]:

@@ -34,23 +34,13 @@ from typing import Iterable, Optional
 from .literals import _containing, _head, _hex, ere_alternation, minimal_literals, sniff_head, sniff_source  # noqa: F401 (re-exported)
 from .sparse import with_sparse
 
-#: Environment variable that forces the engine: ``auto`` (default), ``hyperscan``, ``python``, ``off``.
-ENV = "LOGSCAN_PREFILTER"
 
 #: Case-sensitive literal triggers (bytes that alter a line's text, or start a joined record).
 _CRI_PARTIAL = (b" stdout P", b" stderr P")
 _DIRTY = (b"\x00", b"\x1b", b"#033[")  # #033[: an ESC spelled out by rsyslog (safe.SYSLOG_ANSI)
 
 from .hsdb import _HsDb, _cache_path, _hs, hs_db, matches_empty  # noqa: F401 (re-exported)
-
-
-class PrefilterError(ValueError):
-    """``$LOGSCAN_PREFILTER`` (or a ``prefilter=`` argument) names an engine not available here."""
-
-
-def available_backends() -> list[str]:
-    """Engines usable here, best first (``["hyperscan", "python"]`` or ``["python"]``)."""
-    return (["hyperscan"] if _hs is not None else []) + ["python"]
+from .backends import ENV, KeywordIndex, PrefilterError, _choose, available_backends  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -87,45 +77,6 @@ def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
     return sorted(everywhere), gates, sorted(sensitive)
 
 
-def _choose(backend: Optional[str]) -> str:
-    choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
-    if choice in ("auto", "off"):
-        choice = available_backends()[0]
-    if choice not in available_backends():
-        raise PrefilterError(f"{ENV}={choice!r}: prefilter engine not available here "
-                         f"(available: {', '.join(available_backends())})")
-    return choice
-
-
-class KeywordIndex:
-    """Which of a set of keywords one text (a line's message) holds.
-
-    ``keys``: ``(keyword, case_sensitive)`` pairs; case-insensitive means ASCII case folding
-    (``bytes.lower``), as the buffer prefilter does. ``present(data)`` returns the indices
-    into ``keys`` found in ``data`` (UTF-8 bytes). Hyperscan (~1 us a line) or ``in`` per key
-    (the pure-Python engine, ~0.5 us a key). ``backend`` as for ``Prefilter`` (``off`` means
-    the best available: the matcher always needs its keywords).
-    """
-
-    def __init__(self, keys: list[tuple[str, bool]], backend: Optional[str] = None):
-        self.keys = list(keys)
-        self._enc = [(k.encode("utf-8") if cs else k.encode("utf-8").lower(), cs) for k, cs in self.keys]
-        self.backend = _choose(backend)
-        self._db = None
-        if self.backend == "hyperscan" and self._enc:
-            flags = [_hs.HS_FLAG_SINGLEMATCH | (0 if cs else _hs.HS_FLAG_CASELESS) for _, cs in self._enc]
-            self._db = Prefilter._hs_db([_hex(k) for k, _ in self._enc], flags)
-
-    def present(self, data: bytes) -> list[int]:
-        """Indices of the keys found in ``data``, ascending."""
-        if self._db is not None:
-            found: list[int] = []
-            self._db.scan(data, match_event_handler=lambda i, _a, _b, _f, _c: found.append(i))
-            return sorted(found)
-        low = data.lower()
-        return [i for i, (k, cs) in enumerate(self._enc) if k in (data if cs else low)]
-
-
 def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"]:
     """A ``Prefilter`` for the keywords of ``packs`` (a ``PackSet``), or None when ``backend``
     (or ``$LOGSCAN_PREFILTER``) is ``off``. Raises ``ValueError`` for an unknown or unavailable
@@ -137,9 +88,17 @@ def make_prefilter(packs, backend: Optional[str] = None) -> Optional["Prefilter"
     key = ("prefilter", choice)
     if key not in cache:  # compiling a Hyperscan database takes ~0.1 s: once per PackSet
         everywhere, gates, sensitive = pack_keywords(packs)
-        pre = Prefilter(everywhere, choice, gates, sensitive, getattr(packs, "memo", None))
+        pre = Prefilter(everywhere, choice, gates, sensitive, getattr(packs, "memo", None), start_keywords(packs))
         cache[key] = with_sparse(pre, packs)
     return cache[key]
+
+
+def start_keywords(packs) -> list[str]:
+    """The keywords of every ``starts_run`` rule of ``packs`` (a ``PackSet``): a line holding none of
+    them can fire no start marker, the only event after which the matcher reads a ``sparse`` line
+    again (``logscan.match``: ``_sparse_done`` is cleared by a ``starts_run`` event only)."""
+    return sorted({k for pack in packs.packs.values() for cr in pack.rules if cr.rule.starts_run
+                   for k in cr.rule.keywords if k})
 
 
 def literal_plan(keywords: Iterable[str], case_sensitive: Iterable[str], gate_keywords: list[list[str]],
@@ -195,7 +154,8 @@ class Prefilter:
     marks_nul = True
 
     def __init__(self, keywords: Iterable[str], backend: Optional[str] = None, gates: Iterable[Gate] = (),
-                 case_sensitive: Iterable[str] = (), memo: Optional[dict] = None):
+                 case_sensitive: Iterable[str] = (), memo: Optional[dict] = None,
+                 starts: Optional[Iterable[str]] = None):
         gates = list(gates)
         self._memo = memo if memo is not None else {}
         plan = literal_plan(keywords, case_sensitive, [g.keywords for g in gates], memo)
@@ -204,6 +164,13 @@ class Prefilter:
         self.literals, self.sensitive = plan[0], plan[1]
         #: (gate, its literals), literals already searched everywhere left out
         self.gates = [(g, lits) for g, lits in zip(gates, plan[2]) if lits]
+        #: literals whose hit cannot be a start marker's (``hits_and_starts``): contained in no
+        #: start keyword (lower-cased: a superset for a case-sensitive one); none when ``starts``
+        #: is None (every hit may be one)
+        self._quiet: set[bytes] = set()
+        if starts is not None:
+            low = b"\x00".join(k.encode("utf-8").lower() for k in starts)
+            self._quiet = {lit for lit in self.literals + self.sensitive if lit.lower() not in low}
         choice = (backend or os.environ.get(ENV, "auto")).strip().lower() or "auto"
         if choice == "off":
             raise PrefilterError(f"{ENV}=off: no prefilter (use make_prefilter, which returns None)")
@@ -259,6 +226,8 @@ class Prefilter:
         exprs += [_hex(lit) for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY)] + [rb"\r[^\n]", rb"\n\{"]
         flags += [0] * (len(self.sensitive) + len(_CRI_PARTIAL) + len(_DIRTY)) + [0, 0]
         self._n_plain = len(exprs)
+        #: main-database ids of the quiet literals (the caseless ones, then the case-sensitive ones)
+        self._quiet_ids = {i for i, lit in enumerate(self.literals + self.sensitive) if lit in self._quiet}
         #: pattern id -> what it signals: -1 an unsure byte, g >= 0 the sniff of gate g
         self._signal: dict[int, int] = {}
         for lit in _UNSURE if self._needs_unsure else ():
@@ -298,13 +267,24 @@ class Prefilter:
 
         ``ascii``: ``buf.isascii()`` when the caller has it already (None: computed if needed).
         """
+        return self.hits_and_starts(buf, ascii)[0]
+
+    def hits_and_starts(self, buf: bytes, ascii: Optional[bool] = None) -> tuple[list[int], list[int]]:
+        """``(hits, starts)``: ``hits()``, and the sorted subset of them that may lie in a line
+        firing a start marker (every hit but those of a literal contained in no start keyword:
+        a line holding a start keyword holds a hit of a literal contained in it, and every
+        other trigger, gated hit, ANSI, NUL, ``\\r``, JSON or CRI start, is kept). The sparse
+        prefilter searches its next line only after these (``sources/sparse.py``)."""
         if self.backend == "hyperscan":
             return self._hyperscan_hits(buf, ascii)
         return self._python_hits(buf)
 
-    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
+    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> tuple[list[int], list[int]]:
         out: list[int] = []
         add = out.append
+        starts: list[int] = []
+        add_start = starts.append
+        quiet = self._quiet_ids
         n_plain = self._n_plain
         signals: set[int] = set()
         signal = self._signal
@@ -314,6 +294,8 @@ class Prefilter:
         def on_match(i, _start, end, _flags, _ctx):
             if i < n_plain:
                 add(end - 1)
+                if i not in quiet:
+                    add_start(end - 1)
             elif i in gated_id:
                 gated.append((gated_id[i], end - 1))
             else:
@@ -322,6 +304,7 @@ class Prefilter:
         self._db.scan(buf, match_event_handler=on_match)
         if buf[:1] == b"{":
             add(0)
+            add_start(0)
         if self.gates:
             unsure = -1 in signals or not (buf.isascii() if ascii is None else ascii)
             for gi, db in enumerate(self._gate_dbs):
@@ -333,9 +316,14 @@ class Prefilter:
 
                 db.scan(buf, match_event_handler=on_gated)
             if gated:
-                out += self._open_gates(buf, gated)
+                opened = self._open_gates(buf, gated)
+                out += opened
+                starts += opened
         out.sort()
-        return out
+        if len(starts) == len(out):
+            return out, out
+        starts.sort()
+        return out, starts
 
     def _open_gates(self, buf: bytes, gated: list[tuple[int, int]]) -> list[int]:
         """The gated hits whose decoded line holds one of the gate's prefix patterns (exact check)."""
@@ -352,13 +340,15 @@ class Prefilter:
                 out.append(h)
         return out
 
-    def _python_hits(self, buf: bytes) -> list[int]:
+    def _python_hits(self, buf: bytes) -> tuple[list[int], list[int]]:
         out: list[int] = []
+        quiet: list[int] = []  # hits of quiet literals (not starts)
         low = buf.lower()
         for lit in self.literals:
+            dest = quiet if lit in self._quiet else out
             i = low.find(lit)
             while i >= 0:
-                out.append(i)
+                dest.append(i)
                 i = low.find(lit, i + len(lit))
         if self.gates:
             unsure = not buf.isascii() or (self._needs_unsure and any(b in buf for b in _UNSURE))
@@ -375,9 +365,10 @@ class Prefilter:
             if gated:
                 out += self._open_gates(buf, gated)
         for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY):
+            dest = quiet if lit in self._quiet else out
             i = buf.find(lit)
             while i >= 0:
-                out.append(i)
+                dest.append(i)
                 i = buf.find(lit, i + 1)
         i = buf.find(b"\r")
         while i >= 0:
@@ -391,4 +382,6 @@ class Prefilter:
             out.append(i + 1)
             i = buf.find(b"\n{", i + 2)
         out.sort()
-        return out
+        if not quiet:
+            return out, out
+        return sorted(out + quiet), out

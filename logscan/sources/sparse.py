@@ -6,7 +6,10 @@ one after each start marker changes anything, so such rules are ``sparse`` (``Ru
 
 - the prefilter (``SparsePrefilter``) keeps, per buffer, the first line holding a sparse keyword
   and matching a sparse rule's pattern from the buffer's start, and the first after each of the
-  plain prefilter's hits (every start marker line is such a hit), found with one Hyperscan scan
+  plain prefilter's hits that may be a start marker's (``Prefilter.hits_and_starts``: every start
+  marker line holds one; a hit of a literal that no start keyword contains, such as a keyword in
+  a prompt, is not one: after it, the matcher's sparse rules are done until the next start
+  marker), found with one Hyperscan scan
   per start that stops at the first line kept (or ``bytes.find`` per keyword without Hyperscan:
   each keyword absent from a buffer then costs a pass over it, ~0.3 s per 100 MB for 11 of them),
   no per-line work but for the few candidate lines;
@@ -16,7 +19,9 @@ one after each start marker changes anything, so such rules are ``sparse`` (``Ru
 The sparse events are then the same with and without the prefilter (the first sparse line after a
 start marker follows a hit), so the report is too; the one way they could differ is a line the
 pattern matches that the matcher gives to another rule first or hides as an engine's opaque
-shape (a prompt quoting an access line), which the tests' runtime logs never hold.
+shape (a prompt quoting an access line), which the tests' runtime logs never hold. Such a line
+is then followed by the next candidate after the next hit that may be a start marker's, or from
+the next buffer's start (before, after any hit).
 """
 from __future__ import annotations
 
@@ -61,12 +66,13 @@ class SparsePrefilter:
     def hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
         """Sorted offsets in ``buf`` (the inner hits plus the sparse ones); ``ascii`` as
         ``Prefilter.hits`` takes it (``buf.isascii()`` when the caller has it)."""
-        out = self.inner.hits(buf, ascii)
+        both = getattr(self.inner, "hits_and_starts", None)
+        out, starts = both(buf, ascii) if both is not None else (self.inner.hits(buf, ascii),) * 2
         extra: list[int] = []
         found = -1  # the last sparse offset added: a start before it finds it again
         nxt: dict[bytes, int] = {}  # literal -> its next offset at or after the last search (-1: none)
         first = self._hs_first if self._db is not None else self._first
-        for start in [0] + out:
+        for start in [0] + starts:
             if start <= found:
                 continue
             at = first(buf, start, nxt)

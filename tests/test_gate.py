@@ -488,3 +488,17 @@ def test_two_families_of_one_kind_are_not_paired_with_a_generic_one():
     twin = b["linear (block FP8 W8A8)"].model_copy(update={"family": "linear (FP8 W8A8)"})
     b["linear (FP8 W8A8)"] = twin
     assert _pair_generic(a, b) == [] and "linear (quantized)" in a  # which of the two moved is unknown
+
+
+def test_diff_fails_when_the_new_start_failed_though_its_families_match():
+    # vllm-011 logs the same NVFP4 kernels as its cut copy, then 'EngineCore failed to start.':
+    # every family reads 'same', yet the new start never served (a false exit 0 before)
+    failed = FIXTURES / "vllm" / "vllm-011.log"
+    r = run("diff", str(NATIVE_CUTLASS), str(failed))
+    assert r.exit_code == 1
+    assert "same" in r.stdout and "new run 1: start FAILED at line 9" in r.stdout
+    doc = json.loads(run("diff", "--format", "json", str(NATIVE_CUTLASS), str(failed)).stdout)
+    assert {c["status"] for c in doc["changes"]} == {"same"}
+    assert [(f["run"], f["what"], f["line"]) for f in doc["new_failures"]] == [(1, "start FAILED", 9)]
+    ok = run("diff", "--format", "json", str(NATIVE_CUTLASS), str(NATIVE_CUTLASS))
+    assert ok.exit_code == 0 and json.loads(ok.stdout)["new_failures"] == []

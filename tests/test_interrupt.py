@@ -60,3 +60,28 @@ def test_signal_on_a_live_pipe_prints_the_report_marked_interrupted(cmd, sig, st
         assert "Marlin" in out  # what was read before the signal is reported
     if cmd[0] == "gate":
         assert "INPUT_INCOMPLETE" in out and "Gate: FAIL" in out
+
+
+def test_a_signal_before_the_first_byte_still_prints_the_text_report_marked_interrupted():
+    # a slow pipe, `(sleep 3; cat log) | logscan scan -`, stopped before anything arrived: the
+    # text report printed nothing at all (the input counted as one that could not be opened)
+    p = subprocess.Popen([sys.executable, "-m", "logscan.cli", "scan", "-"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_read(p)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 130, err
+    assert "interrupted by SIGINT after line 0" in out.decode()
+    assert "No engine log line" in out.decode()
+
+
+def test_an_empty_input_is_named_empty(tmp_path):
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    r = subprocess.run([sys.executable, "-m", "logscan.cli", "scan", str(empty)], capture_output=True, text=True)
+    assert r.returncode == 0 and f"{empty}: empty input: 0 lines read" in r.stdout

@@ -164,15 +164,16 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
     A side is a JSON report when it parses as one (``scan --format json``); a file that starts like
     JSON but does not parse (a truncated report) is an error; anything else is read as a log.
 
-    Exit 0 when no family moved down, changed cost class or went missing; 1 when one did; 2 on
-    an unreadable, empty or damaged side, or an OLD side with no kernel selection.
+    Exit 0 when no family moved down, changed cost class or went missing; 1 when one did, or when
+    a NEW run failed to start or failed while serving (its kernels did not serve); 2 on an
+    unreadable, empty or damaged side, or an OLD side with no kernel selection.
 
     \b
     Examples:
       logscan diff good.json server.log
       logscan diff vllm-0.10.log vllm-0.11.log
     """
-    from ..gate.baseline import SideError, compare, load_side, require_selection
+    from ..gate.baseline import SideError, compare, load_side, new_side_failures, require_selection
 
     packs = packs_for(patterns_dir)
     try:
@@ -182,9 +183,10 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
         click.echo(f"logscan: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     changes = compare(a, b)
+    failed = new_side_failures(b)
     if fmt == "json":
-        click.echo(json.dumps({"old": old, "new": new, "changes": [c.model_dump(mode="json") for c in changes]},
-                              indent=2))
+        click.echo(json.dumps({"old": old, "new": new, "changes": [c.model_dump(mode="json") for c in changes],
+                               "new_failures": failed}, indent=2))
     else:
         from ..formats.markdown import cell
 
@@ -213,4 +215,7 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
                     click.echo("  RUNG - means no kernel on that side, or one on no shipped ladder (its place is unknown)")
                 for c in changes:
                     click.echo(f"  {c.family}: {c.reasoning}")
-    sys.exit(EXIT_FAIL_ON if any(c.regressed for c in changes) else EXIT_OK)
+        for f in failed:
+            click.echo(f"{'- ' if fmt == 'markdown' else '  '}new run {f['run']}: {f['what']} at line {f['line']}: "
+                       f"{f['evidence']} (its kernels did not serve: a regression whatever the families say)")
+    sys.exit(EXIT_FAIL_ON if failed or any(c.regressed for c in changes) else EXIT_OK)

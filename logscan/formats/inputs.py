@@ -16,5 +16,9 @@ def input_error(st) -> Optional[str]:
 
 
 def unopened(st) -> bool:
-    """True for an input that could not be opened at all (missing, a directory, no permission)."""
-    return bool(st.error) and st.lines == 0 and st.bytes == 0
+    """True for an input that could not be opened at all (missing, a directory, no permission);
+    False for one interrupted before its first byte (a slow pipe and Ctrl-C: its report, empty
+    and marked interrupted, is still printed, as ``scan --help`` promises)."""
+    from ..sources.interrupt import NOTE_TAIL
+
+    return bool(st.error) and st.lines == 0 and st.bytes == 0 and not st.error.endswith(NOTE_TAIL)

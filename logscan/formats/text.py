@@ -174,6 +174,8 @@ def input_note(st: InputStats) -> Optional[str]:
     if st.error:
         err = st.error[len(st.source) + 2:] if st.error.startswith(st.source + ": ") else st.error
         parts.append(("input ended early: " if st.lines else "") + err)
+    elif st.lines == 0:  # say so: "nothing recognised" alone would not tell an empty input apart
+        parts.append("empty input: 0 lines read")
     return f"{st.source}: " + "; ".join(parts) if parts else None
 
 

@@ -330,6 +330,20 @@ def load_side(path: str, packs: PackSet, stdin_name: Optional[str] = None) -> Re
     return report
 
 
+def new_side_failures(report: Report) -> list[dict]:
+    """The failures of the NEW side of a comparison, one dict per failed run (``run``: 1-based
+    index, ``what``: ``start FAILED`` or ``FAILED while serving``, ``line``, ``evidence``): a start
+    whose kernels equal the baseline's but that crashed is a regression the families cannot show."""
+    from ..formats.clip import clip
+
+    out = []
+    for run in report.runs:
+        for what, f in (("start FAILED", run.start_failure), ("FAILED while serving", run.serving_failure)):
+            if f is not None:
+                out.append({"run": run.index + 1, "what": what, "line": f.line, "evidence": clip(f.evidence, 120)})
+    return out
+
+
 def require_selection(path: str, report: Report) -> None:
     """Raise ``SideError`` when ``report`` (the baseline read from ``path``) holds no kernel selection
     (a baseline that compares nothing would let every family pass as ``new``), or when one of its

@@ -81,10 +81,14 @@ def status() -> Optional[int]:
     return None if s is None else 128 + s
 
 
+#: the end of every ``note``: how an ``InputStats.error`` says the input was interrupted, not unreadable
+NOTE_TAIL = ": the report covers only what was read"
+
+
 def note(line: int) -> str:
     """The text that marks an input as interrupted (``InputStats.error``)."""
     name = signal.Signals(_state["signum"]).name if _state["signum"] else "a signal"
-    return f"interrupted by {name} after line {line}: the report covers only what was read"
+    return f"interrupted by {name} after line {line}{NOTE_TAIL}"
 
 
 def exit_now(code: int) -> None:

@@ -172,7 +172,9 @@ def infer_platform(ctx: Analyzer, run: RunState, info: EngineInfo, pack: Pack) -
         why = ""
         if selected and idx is not None and info.ladder_version:  # a selected class: its ladders
             plats = {p for p in idx.platforms_holding(info.ladder_version, name) if p in PLATFORMS}
-            why = f"{name} is only on the {next(iter(plats), '')} ladders of {ctx.packs.packs[run.engine].meta.pack.title or run.engine} {info.ladder_version}"
+            title = ctx.packs.packs[run.engine].meta.pack.title or run.engine
+            # a platform inference, not a release claim: the class may sit on other releases' ladders too
+            why = f"of the {title} {info.ladder_version} ladders, only the {next(iter(plats), '')} ones hold {name}"
         if len(plats) != 1:  # else the pack's platform-only names (attention, finding kernels)
             plats, why = set(), ""
             for h in pack.meta.platform_hint:

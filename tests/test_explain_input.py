@@ -39,3 +39,11 @@ def test_the_listed_label_is_accepted():
 def test_help_documents_exit_codes():
     h = run("explain", "--help").output
     assert "Exit status" in h and "0 when" in h and "2 when" in h and "logscan scan FILE" in h
+
+
+def test_a_typo_gets_the_nearest_shipped_names_on_stderr():
+    r = CliRunner().invoke(cli, ["explain", "Marlni"])
+    assert r.exit_code == 2 and "on no shipped ladder" in r.stdout
+    assert "did you mean:" in r.stderr and "marlin" in r.stderr.lower()
+    far = CliRunner().invoke(cli, ["explain", "zzzzqqqq"])
+    assert far.exit_code == 2 and "did you mean" not in far.stderr  # nothing close: no guess

@@ -44,3 +44,23 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
                     "above": rungs[:i],
                 })
     return rows
+
+
+def close_names(packs: PackSet, kernel: str, n: int = 5) -> list[str]:
+    """Up to ``n`` names of shipped rungs closest to ``kernel`` (``difflib`` ratio >= 0.6, case
+    folded): what ``explain`` suggests for a name no ladder holds (a typo such as ``Marlni``)."""
+    import difflib
+
+    from .predict import _matrix_config
+
+    _, extra = _matrix_config()
+    ladders = [lf for pack in packs.packs.values() for lf in pack.ladders.values()]
+    ladders += [lf for lfs in extra.values() for lf in lfs]
+    names: dict[str, str] = {}
+    for lf in ladders:
+        for reg in lf.registry:
+            for rungs in reg.platforms.values():
+                for name in rungs:
+                    names.setdefault(name.lower(), name)
+    hits = difflib.get_close_matches(kernel.strip().lower(), list(names), n=n, cutoff=0.6)
+    return [names[h] for h in hits]

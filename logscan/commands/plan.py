@@ -197,6 +197,11 @@ def explain(kernel, engine_version, fmt):
     click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
                else render_explain(kernel, [dict(r, ladder_version=r["releases"]) for r in rows]), nl=False)
     if not rows:  # an unknown name is not an answer: a script must not read it as one
+        from ..analysis.explain import close_names
+
+        near = close_names(packs, kernel)
+        if near:
+            click.echo("logscan: did you mean: " + ", ".join(near) + "?", err=True)
         sys.exit(2)
 
 

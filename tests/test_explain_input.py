@@ -47,3 +47,16 @@ def test_a_typo_gets_the_nearest_shipped_names_on_stderr():
     assert "did you mean:" in r.stderr and "marlin" in r.stderr.lower()
     far = CliRunner().invoke(cli, ["explain", "zzzzqqqq"])
     assert far.exit_code == 2 and "did you mean" not in far.stderr  # nothing close: no guess
+
+
+def test_releases_that_share_an_own_gate_are_one_row():
+    # SGLang 0.4.3.post3 .. 0.4.5.post2 each carry the GPTQ -> gptq_marlin override with their own
+    # (opaque) gate text, which named the release: ~20 one-release rows before
+    import json
+
+    doc = json.loads(CliRunner().invoke(cli, ["explain", "Marlin", "--format", "json"]).output)
+    rows = [r for r in doc["ladders"] if r["engine"] == "sglang"
+            and r["registry"] == "GPTQMarlinConfig.override_quantization_method"]
+    own = [r for r in rows if "own gate" in r["gate"]]
+    assert len(own) == 1 and own[0]["releases"] == "0.4.3.post3–0.4.5.post2", [r["releases"] for r in own]
+    assert "the release's own gate" in own[0]["gate"]

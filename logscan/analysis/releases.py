@@ -90,6 +90,10 @@ def group_rows(rows: list[dict], packs: PackSet) -> list[dict]:
     open_: dict[tuple, dict] = {}
     for row in rows:
         eng, rel = row.get("engine"), row.get("ladder_version")
+        # a release's own gate (packs/history.py marks it "(0.4.4's own gate)") names the release,
+        # which the row's range already says: without the name, releases that agree are one row
+        mark = f"({rel}'s own gate)"
+        row = {k: v.replace(mark, "(the release's own gate)") if isinstance(v, str) else v for k, v in row.items()}
         key = tuple(sorted((k, repr(v)) for k, v in row.items() if k != "ladder_version"))
         prev = open_.get(key)
         pos = order.get(eng, {}).get(rel)

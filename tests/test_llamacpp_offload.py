@@ -74,3 +74,17 @@ def test_the_offload_line_of_other_releases_is_read(tmp_path):
         (run,) = scan_json(p)["runs"]
         assert run["engine"]["platform"] == "CPU", line
         assert "BACKEND_OVERRIDE_IGNORED" in {f["code"] for f in run["findings"]}, line
+
+
+@pytest.mark.parametrize("device", [
+    "",  # no device line in the window: the count alone says where the layers are
+    "ggml_cuda_init: found 1 ROCm devices:\n  Device 0: AMD Radeon RX 7900 XTX, compute capability 11.0, VMM: no\n",
+    "ggml_vulkan: Found 1 Vulkan devices:\n",
+])
+def test_no_layer_offloaded_needs_no_cuda_device_line(tmp_path, device):
+    text = (FIX / "llamacpp-161.log").read_text(encoding="utf-8").splitlines(keepends=True)
+    tail = "".join(l for l in text if not l.startswith(("ggml_cuda_init", "  Device")))
+    (run,) = scan_json(write_log(tmp_path, LOADER + device + tail))["runs"]
+    assert run["engine"]["platform"] == "CPU"
+    assert run["selections"] == []
+    assert "BACKEND_OVERRIDE_IGNORED" in {f["code"] for f in run["findings"]}

@@ -24,6 +24,7 @@ from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
 from .trust import judge, unexplained
+from .uncaught import seen_in_traceback
 
 if TYPE_CHECKING:
     from .analyzer import Analyzer
@@ -222,6 +223,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     # a start that a line says failed (an error finding) ran no kernel: nothing to infer
     failed = start_failure is not None or any(
         f.severity == Severity.error and not f.inferred for f in findings.items.values())
+    seen_in_traceback(selections)
     if start_failure is not None:
         run_parts.unconfirmed(selections, start_failure)
     for sel, hint in ([] if failed else infer_selections(

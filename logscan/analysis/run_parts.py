@@ -15,7 +15,7 @@ from ..packs.loader import Pack
 from .ladders import norm
 from .lifecycle import in_serving_loop, up_before
 from .runstate import RunState, SelectionGroup, kv_norm, kv_same
-from .uncaught import uncaught_start_failure
+from .uncaught import TRACEBACK, uncaught_start_failure
 
 _LIST_ITEM = regex.compile(r"[\w.\-/]{1,80}")
 
@@ -91,12 +91,13 @@ def unconfirmed(selections: list, sf: StartFailure) -> None:
     A line that names a kernel (vLLM ``Using CutlassFP8ScaledMMLinearKernel``) or a build
     setting (trtllm-build ``Set gemm_plugin to fp8.``) says what the start chose; a start
     that then failed (``sf``) ran none of it. The selection stays (what was chosen is the
-    evidence an operator needs), its ``reasoning`` says it is unconfirmed.
+    evidence an operator needs), its ``reasoning`` says it is unconfirmed. A selection read
+    from a traceback frame (``uncaught.seen_in_traceback``) ran, and stays as it is.
     """
     why = (f"{UNCONFIRMED} selected or configured at this line, but the start failed at line {sf.line}"
            + (f" ({clip(sf.cause, 160)})" if sf.cause else "") + ": no line shows it ran")
     for s in selections:
-        if not (s.reasoning or "").startswith(UNCONFIRMED):
+        if not (s.reasoning or "").startswith((UNCONFIRMED, TRACEBACK)):  # a frame: it ran
             s.reasoning = why + (f"; {s.reasoning}" if s.reasoning else "")
 
 

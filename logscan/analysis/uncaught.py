@@ -64,3 +64,23 @@ def is_uncaught(sf: StartFailure) -> bool:
     """Whether ``sf`` was read from an uncaught traceback (a rule ``<engine>.uncaught.*``), not
     from an engine line saying its start failed."""
     return ".uncaught." in sf.rule
+
+
+#: rule-id segment of a rule that reads a traceback frame in a kernel's apply path as a selection
+#: (``patterns/<engine>/rules/25-frames.toml``, docs/traceback-frames.md)
+FRAME = ".frame."
+#: ``Selection.reasoning`` prefix of a selection read from such a frame (``formats/text.py`` marks it)
+TRACEBACK = "traceback:"
+
+
+def seen_in_traceback(selections: list) -> None:
+    """Mark each selection first read from a traceback frame (a rule ``<engine>.frame.*``).
+
+    A frame ``File "...", line N, in apply_fp8_marlin_linear`` says the function ran: the
+    process raised inside it. Such a selection is evidence the kernel executed, not only that
+    it was chosen, so a failed start leaves it confirmed (``run_parts.unconfirmed`` skips it).
+    """
+    for s in selections:
+        if FRAME in s.rule and not (s.reasoning or "").startswith(TRACEBACK):
+            why = f"{TRACEBACK} its apply path is a frame of a traceback (line {s.line}): the kernel ran, the process raised inside it"
+            s.reasoning = why + (f"; {s.reasoning}" if s.reasoning else "")

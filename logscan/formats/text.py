@@ -25,12 +25,14 @@ MAX_UNEXPLAINED_SHOWN = 20
 def selection_mark(s) -> str:
     """The mark a KERNEL cell carries after a selection's name (text and Markdown alike):
     `` (inferred)`` (not logged), `` (?)`` (ambiguous), `` (unconfirmed)`` (its run never said
-    the kernel served), or ""."""
+    the kernel served), `` (traceback)`` (read from a traceback frame of its apply path), or ""."""
     reasoning = s.reasoning or ""
     if not s.observed:
         return " (inferred)"
     if reasoning.startswith("ambiguous:"):
         return " (?)"
+    if reasoning.startswith("traceback:"):
+        return " (traceback)"
     return " (unconfirmed)" if reasoning.startswith("unconfirmed:") else ""
 
 def _title(engine: str) -> str:

@@ -76,3 +76,17 @@ def test_cri_record_never_finished_is_counted_as_cut(tmp_path):
     p.write_text("2026-01-07T13:43:10Z stdout P (EngineCore pid=1) INFO 01-07 13:43:10 [x.py:1] Using Marlin\n")
     doc = _json.loads(run("scan", "--format", "json", str(p)).stdout)
     assert doc["inputs"][0]["truncated_lines"] == 1
+
+
+def test_a_taken_metrics_port_names_the_way_out(tmp_path):
+    import socket
+
+    log = tmp_path / "engine.log"
+    log.write_text("x\n")
+    with socket.socket() as s:  # a second `logscan follow` on the host, or anything on the port
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = run("follow", "--metrics-addr", f"127.0.0.1:{port}", str(log))
+    assert r.exit_code == 2
+    assert "cannot listen on" in r.output and "--metrics-addr off" in r.output

@@ -38,7 +38,8 @@ def run_follow(inputs: list[str], packs: PackSet, state_file: Optional[str], met
         try:
             server = serve(metrics, metrics_addr, lambda: follower.ready)
         except OSError as exc:
-            raise click.ClickException(f"cannot listen on {metrics_addr}: {exc.strerror or exc}")
+            raise click.ClickException(f"cannot listen on {metrics_addr}: {exc.strerror or exc} (another "
+                                       f"follow? give it --metrics-addr HOST:PORT, or --metrics-addr off)")
         bound_host, bound_port = server.server_address[:2]
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
         note = "" if is_loopback(host) else " (beyond loopback, as asked)"

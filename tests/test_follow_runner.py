@@ -234,3 +234,21 @@ def test_http_endpoints_on_loopback(packs, http_server):
     assert get("/nope")[0] == 404
     status, text = get("/metrics")
     assert status == 200 and "logscan_degraded 0.0" in text and "# TYPE logscan_findings_total counter" in text
+
+
+def test_a_stop_signal_while_the_poll_sleep_holds_its_lock_does_not_deadlock(packs, tmp_path):
+    # a signal handler runs in the main thread, possibly while that thread holds the wake
+    # event's (non-reentrant) lock inside Event.wait: request_stop must not take that lock itself
+    import threading
+
+    f = Follower([str(tmp_path / "engine.log")], packs, io.StringIO())
+
+    def handler_inside_wait():
+        with f.wake._cond:  # where Event.wait is when the signal lands
+            f.request_stop()
+
+    t = threading.Thread(target=handler_inside_wait, daemon=True)
+    t.start()
+    t.join(5)
+    assert not t.is_alive(), "request_stop deadlocked on the wake event's lock"
+    assert f.stop and f.wake.wait(5)

@@ -358,7 +358,12 @@ class Follower:
             self._finish(s)
 
     def request_stop(self, *_: object) -> None:
-        """Signal handler: stop after the line being processed, then save the state."""
+        """Signal handler: stop after the line being processed, then save the state.
+
+        The poll sleep is woken from another thread: ``Event.set`` takes the event's plain lock,
+        and a signal handler runs in the main thread, which may hold that very lock inside
+        ``Event.wait`` at that instant; calling ``set`` here would then wait for itself forever
+        (a SIGTERM that never stopped follow, seen once in CI under load)."""
         self.stop = True
-        self.wake.set()
+        threading.Thread(target=self.wake.set, name="logscan-follow-stop", daemon=True).start()
 

@@ -20,21 +20,24 @@ if TYPE_CHECKING:
 #: Lines of a run's "Not understood" section printed in the text report (``--unexplained`` lists all).
 MAX_UNEXPLAINED_SHOWN = 20
 
-#: How an engine is named in prose.
-
 def selection_mark(s) -> str:
     """The mark a KERNEL cell carries after a selection's name (text and Markdown alike):
     `` (inferred)`` (not logged), `` (?)`` (ambiguous), `` (unconfirmed)`` (its run never said
     the kernel served), `` (traceback)`` (read from a traceback frame of its apply path), or ""."""
+    from ..analysis.run_parts import UNCONFIRMED
+    from ..analysis.uncaught import TRACEBACK
+
     reasoning = s.reasoning or ""
     if not s.observed:
         return " (inferred)"
     if reasoning.startswith("ambiguous:"):
         return " (?)"
-    if reasoning.startswith("traceback:"):
+    if reasoning.startswith(TRACEBACK):
         return " (traceback)"
-    return " (unconfirmed)" if reasoning.startswith("unconfirmed:") else ""
+    return " (unconfirmed)" if reasoning.startswith(UNCONFIRMED) else ""
 
+
+#: How an engine is named in prose.
 def _title(engine: str) -> str:
     """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
     from ..packs.loader import default_packs

@@ -10,6 +10,13 @@ from .predict import _matrix_config
 from .words import gate_words
 
 
+def _shipped_ladders(packs: PackSet) -> list:
+    """Every ladder file ``explain`` searches: the packs' own and the matrix's extra ones."""
+    _, extra = _matrix_config()
+    return ([lf for pack in packs.packs.values() for lf in pack.ladders.values()]
+            + [lf for lfs in extra.values() for lf in lfs])
+
+
 def explain(packs: PackSet, kernel: str) -> list[dict]:
     """Every shipped ladder holding ``kernel``: engine, release, registry, platform, rung k/n, cost
     class and gate (words and source expression). The name is matched as ``scan`` places a logged
@@ -19,10 +26,7 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
     from .overlay import load_overlay, rewrite
 
     rows = []
-    _, extra = _matrix_config()
-    ladders = [lf for pack in packs.packs.values() for lf in pack.ladders.values()]
-    ladders += [lf for lfs in extra.values() for lf in lfs]
-    for lf in sorted(ladders, key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
+    for lf in sorted(_shipped_ladders(packs), key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
         eng, rel = lf.engine, lf.version
         ov = load_overlay(eng)
         for reg in lf.registry:
@@ -51,13 +55,8 @@ def close_names(packs: PackSet, kernel: str, n: int = 5) -> list[str]:
     folded): what ``explain`` suggests for a name no ladder holds (a typo such as ``Marlni``)."""
     import difflib
 
-    from .predict import _matrix_config
-
-    _, extra = _matrix_config()
-    ladders = [lf for pack in packs.packs.values() for lf in pack.ladders.values()]
-    ladders += [lf for lfs in extra.values() for lf in lfs]
     names: dict[str, str] = {}
-    for lf in ladders:
+    for lf in _shipped_ladders(packs):
         for reg in lf.registry:
             for rungs in reg.platforms.values():
                 for name in rungs:

@@ -33,11 +33,9 @@ def _wait_read(p, timeout=30.0):
     time.sleep(min(timeout, 3.0))
 
 
-@pytest.mark.parametrize("cmd,sig,status", [(["scan", "-"], signal.SIGINT, 130),
-                                            (["scan", "--format", "json", "-"], signal.SIGTERM, 143),
-                                            (["gate", "-"], signal.SIGINT, 130)])
-def test_signal_on_a_live_pipe_prints_the_report_marked_interrupted(cmd, sig, status):
-    p = _start(cmd)
+def _signal_after_read(p, sig):
+    """Send ``sig`` once the reader had time to read, then collect (stdout, stderr) as text;
+    the process is killed if it does not end (the test then fails on its status)."""
     try:
         _wait_read(p)
         p.send_signal(sig)
@@ -46,7 +44,15 @@ def test_signal_on_a_live_pipe_prints_the_report_marked_interrupted(cmd, sig, st
         if p.poll() is None:
             p.kill()
             p.wait()
-    out, err = out.decode(), err.decode()
+    return out.decode(), err.decode()
+
+
+@pytest.mark.parametrize("cmd,sig,status", [(["scan", "-"], signal.SIGINT, 130),
+                                            (["scan", "--format", "json", "-"], signal.SIGTERM, 143),
+                                            (["gate", "-"], signal.SIGINT, 130)])
+def test_signal_on_a_live_pipe_prints_the_report_marked_interrupted(cmd, sig, status):
+    p = _start(cmd)
+    out, err = _signal_after_read(p, sig)
     assert p.returncode == status, (p.returncode, err)
     assert "Fatal Python error" not in err and "Traceback" not in err
     name = sig.name
@@ -67,17 +73,10 @@ def test_a_signal_before_the_first_byte_still_prints_the_text_report_marked_inte
     # text report printed nothing at all (the input counted as one that could not be opened)
     p = subprocess.Popen([sys.executable, "-m", "logscan.cli", "scan", "-"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        _wait_read(p)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=30)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    out, err = _signal_after_read(p, signal.SIGINT)
     assert p.returncode == 130, err
-    assert "interrupted by SIGINT after line 0" in out.decode()
-    assert "No engine log line" in out.decode()
+    assert "interrupted by SIGINT after line 0" in out
+    assert "No engine log line" in out
 
 
 def test_an_empty_input_is_named_empty(tmp_path):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from logscan.models import InputStats
 from logscan.sources.reader import clean
 from logscan.sources.safe import clean_message
@@ -51,16 +53,15 @@ def test_tgi_121_is_a_tgi_run_with_its_requested_fp8():
     assert run["selections"] == [] and run["findings"] == []
 
 
-def test_mlc_llm_compile_pipeline_lines_name_the_engine():
-    (run,) = scan_json(FIX / "mlc-llm" / "mlc-llm-125.log")["runs"]
+@pytest.mark.parametrize("log", [
+    "mlc-llm-125",  # compile-pipeline sentences under the prefix MLC-LLM shares with SGLang
+    "mlc-llm-126",  # C++ runtime frames (mlc-llm/cpp/serve/*.cc, mlc::llm::)
+    "mlc-llm-127",  # serve engine-mode lines (second batch)
+])
+def test_mlc_llm_sentences_and_frames_name_the_engine_and_nothing_else(log):
+    (run,) = scan_json(FIX / "mlc-llm" / f"{log}.log")["runs"]
     assert run["engine"]["name"] == "mlc-llm"
     assert run["selections"] == [] and run["findings"] == []
-
-
-def test_mlc_llm_cpp_runtime_frames_name_the_engine():
-    (run,) = scan_json(FIX / "mlc-llm" / "mlc-llm-126.log")["runs"]
-    assert run["engine"]["name"] == "mlc-llm"
-    assert run["findings"] == []
 
 
 def test_the_same_sentences_under_another_engine_prefix_stay_that_engine(tmp_path):
@@ -74,12 +75,6 @@ def test_the_same_sentences_under_another_engine_prefix_stay_that_engine(tmp_pat
 
 
 # --- second batch (enginesA-2) -------------------------------------------------------------------
-
-def test_mlc_llm_serve_engine_mode_lines_name_the_engine():
-    (run,) = scan_json(FIX / "mlc-llm" / "mlc-llm-127.log")["runs"]
-    assert run["engine"]["name"] == "mlc-llm"
-    assert run["selections"] == [] and run["findings"] == []
-
 
 def test_an_argparse_usage_text_is_lmdeploy_but_states_no_model_or_backend():
     (run,) = scan_json(FIX / "lmdeploy" / "lmdeploy-128.log")["runs"]

@@ -44,11 +44,16 @@ def _line_budget() -> float:
 MAX_INTERLEAVE = 256
 
 
+_HELD: dict = {"concurrent": False}
+_NO_KWARGS: dict = {}
+
+
 def _held(rx) -> dict:
     """Keyword arguments that keep the GIL for a ``regex`` search (``concurrent=False``): a line's
     searches are short, and each release let the reader's search threads take the interpreter
-    from the thread that reads the lines (they then wait behind it). None for a ``re`` pattern."""
-    return {"concurrent": False} if isinstance(rx, regex.Pattern) else {}
+    from the thread that reads the lines (they then wait behind it). Empty for a ``re`` pattern.
+    Shared, never-mutated dicts: this runs for every search of every line (no allocation)."""
+    return _HELD if isinstance(rx, regex.Pattern) else _NO_KWARGS
 
 
 def _keyword_index(packs: PackSet, engines: Optional[list[str]], keys: list[tuple[str, bool]]) -> KeywordIndex:

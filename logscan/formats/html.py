@@ -16,6 +16,7 @@ from html import escape
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report, Run, Selection
+from .text import selection_mark
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -78,7 +79,7 @@ def _ladder_rungs(run: Run, s: Selection) -> list[tuple[str, str, str]]:
 
 def _selection(run: Run, s: Selection) -> list[str]:
     lp = s.ladder
-    tag = "" if s.observed else " (inferred)"
+    tag = selection_mark(s)  # the text and Markdown reports' mark, from the one source
     out = [f'<h3 class="selection">{_e(s.family)}: <code>{_e(s.kernel)}</code>{_e(tag)} '
            f'<span class="mono">({_e(s.cost_class.value)}, line {s.line})</span></h3>']
     if lp is None:
@@ -172,9 +173,15 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             f'<p class="legend">cost classes: {legend}</p>']
     if gate is not None:
         body += _gate(gate)
+    from .inputs import input_warnings, unopened
+
     for s in report.inputs:
-        if s.error:
+        if unopened(s):
             body.append(f'<div class="finding error">input {_e(s.source)}: {_e(s.error)}</div>')
+        notes = input_warnings(s)  # the text report's "!" line: evidence may be missing, say so
+        if notes:
+            body.append(f'<div class="finding warning input-note">input {_e(s.source)}: '
+                        + "; ".join(_e(n) for n in notes) + "</div>")
     if not report.runs:
         body.append("<p>No engine log line was recognised.</p>")
     for run in report.runs:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from .clip import clip
 from ..models import InputStats, Report, Run
 from .escape import TableLine, report_line, visible_controls
-from .inputs import input_error, unopened  # noqa: F401 (input_error: re-exported)
+from .inputs import input_error, input_warnings, unopened  # noqa: F401 (input_error: re-exported)
 from .table import render_table
 
 if TYPE_CHECKING:
@@ -156,31 +156,13 @@ def _run(run: Run) -> list[str]:
 
 
 def input_note(st: InputStats) -> Optional[str]:
-    """One line on what the reader had to repair in one input, or why it stopped; None when clean.
+    """One line on what the reader had to repair in one input, or why it stopped; None when clean
+    (the parts: ``formats.inputs.input_warnings``, which the JSON, Markdown and HTML print too).
 
     The error of an input that could not be opened already starts with its path: the path is
     printed once.
     """
-    repairs = [f"{n} {what}" for n, what in (
-        (st.decode_errors, "line(s) of invalid UTF-8 (bytes replaced by U+FFFD)"),
-        (st.truncated_lines, "over-long line(s) cut to the reader's limit"),
-        (st.nul_bytes, "NUL byte(s) removed")) if n]
-    parts = []
-    if repairs:
-        parts.append(f"read {st.lines} line(s) with repairs: " + ", ".join(repairs))
-    if st.skipped_lines:
-        parts.append(f"{st.skipped_lines} line(s) skipped: a value past a parser bound")
-    if st.over_budget_lines:
-        named = ", ".join(map(str, st.over_budget_at)) + (" ..." if st.over_budget_lines > len(st.over_budget_at) else "")
-        parts.append(f"{st.over_budget_lines} line(s) over the per-line matching budget, not every rule tried "
-                     f"(line {named})")
-    if st.warning:
-        parts.append(st.warning)
-    if st.error:
-        err = st.error[len(st.source) + 2:] if st.error.startswith(st.source + ": ") else st.error
-        parts.append(("input ended early: " if st.lines else "") + err)
-    elif st.lines == 0:  # say so: "nothing recognised" alone would not tell an empty input apart
-        parts.append("empty input: 0 lines read")
+    parts = input_warnings(st)
     return f"{st.source}: " + "; ".join(parts) if parts else None
 
 
@@ -196,7 +178,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     """
     lines: list[str] = []
     for st in report.inputs:
-        note = None if unopened(st) else input_note(st)
+        note = input_note(st)
         if note:
             lines.append(f"! {note}")
     if not report.runs and not all(unopened(st) for st in report.inputs):

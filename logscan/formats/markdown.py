@@ -74,6 +74,6 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
                 o, n = ch.old, ch.new
                 before = f"{o.kernel} {o.rung_text()} {o.cost_class.value}" if o else "-"
                 after = f"{n.kernel} {n.rung_text()} {n.cost_class.value}" if n else "-"
-                move = ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")
+                move = ch.move_text()
                 out.append(f"| {cell(ch.family)} | {cell(before)} | {cell(after)} | {move} |")
     return "\n".join(out) + "\n"

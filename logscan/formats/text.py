@@ -212,7 +212,7 @@ def _gate(gate: "GateResult") -> list[str]:
             o, n = ch.old, ch.new
             rows.append([ch.family, o.kernel if o else "-", o.rung_text() if o else "-",
                          o.cost_class.value if o else "-", n.kernel if n else "-", n.rung_text() if n else "-",
-                         n.cost_class.value if n else "-", ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")])
+                         n.cost_class.value if n else "-", ch.move_text()])
         out += _table(rows)
         if any(r[2] == "-" or r[5] == "-" for r in rows[1:]):
             out.append("  RUNG - means no kernel on that side, or one on no shipped ladder (its place is unknown)")

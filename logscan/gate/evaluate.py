@@ -296,7 +296,7 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
         codes = []
         if ch.status == "down":
             codes.append("KERNEL_MOVED_DOWN")
-        if ch.cost != "same":
+        if ch.cost_changed:  # not "added" / "removed": a family one side lacks is FAMILY_MISSING or new
             codes.append("COST_CLASS_CHANGED")
         if ch.status == "missing":
             codes.append("FAMILY_MISSING")

@@ -159,8 +159,9 @@ def _gate(gate: "GateResult") -> list[str]:
            '<table class="checks"><tr><th>verdict</th><th>code</th><th>check</th><th>decided by</th></tr>']
     order = {"fail": 0, "warn": 1, "pass": 2}
     for c in sorted(gate.checks, key=lambda c: order[c.verdict.value]):
+        reasons = "".join(f'<div class="ev mono">reason: {_e(r[:300])}</div>' for r in c.reasons[:20])
         out.append(f"<tr><td>{_e(c.verdict.value)}</td><td>{_e(c.code or '-')}</td><td>{_e(c.name)}: "
-                   f"{_e(c.message[:300])}</td><td>{_e(c.decided_by)}</td></tr>")
+                   f"{_e(c.message[:300])}{reasons}</td><td>{_e(c.decided_by)}</td></tr>")
     out.append("</table>")
     return out
 

@@ -219,5 +219,9 @@ def _gate(gate: "GateResult") -> list[str]:
     for c in sorted(gate.checks, key=lambda c: VERDICT_ORDER[c.verdict]):
         where = f"{c.source}:{c.line}" if c.line else c.source
         out.append(f"  [{c.verdict.value}] {where} {c.code or c.kind}: {c.message}")
+        for r in c.reasons[:20]:  # the engine's own reasons (each kernel's refusal), verbatim
+            out.append(f"      reason:   {clip(r, 300)}")
+        if len(c.reasons) > 20:
+            out.append(f"      ... and {len(c.reasons) - 20} more reason(s) (JSON gate.checks[].reasons)")
         out.append(f"      decided by {c.decided_by}")
     return out

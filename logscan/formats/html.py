@@ -16,7 +16,7 @@ from html import escape
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report, Run, Selection
-from .text import selection_mark
+from .text import PARALLEL_SHOWN, selection_mark
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -125,7 +125,8 @@ def _run(run: Run) -> list[str]:
                          + (f": {e.platform_evidence}" if e.platform_evidence else "") + ")")]
     c = run.config
     facts = " ".join(f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization),
-                                             ("tp", c.tensor_parallel_size), ("gpu", c.gpu)) if v)
+                                             ("tp", c.tensor_parallel_size),
+                                             *((k, c.extra.get(k)) for k in PARALLEL_SHOWN), ("gpu", c.gpu)) if v)
     if facts:
         rows.append(("config", facts))
     out = [f'<section class="run" id="run-{run.index + 1}"><h2>Run {run.index + 1}</h2><table class="hdr">']

@@ -37,6 +37,10 @@ def selection_mark(s) -> str:
     return " (unconfirmed)" if reasoning.startswith(UNCONFIRMED) else ""
 
 
+#: the parallelism beyond TP a config line shows (``config.extra``, ``analysis.runstate.PARALLEL_FACTS``)
+PARALLEL_SHOWN = ("pp", "dp", "ep")
+
+
 #: How an engine is named in prose.
 def _title(engine: str) -> str:
     """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
@@ -77,6 +81,7 @@ def _run(run: Run) -> list[str]:
     c = run.config
     facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
                                      ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
+                                     *((k, c.extra.get(k)) for k in PARALLEL_SHOWN),
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))

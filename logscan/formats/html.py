@@ -121,8 +121,9 @@ def _run(run: Run) -> list[str]:
             ("engine", f"{e.name} {e.version or 'version unknown'} ({how}"
                        + (f": {e.version_evidence}" if e.version_evidence else "") + ")"),
             ("ladders", f"{e.name} {e.ladder_version}" if e.ladder_version else "none shipped"),
-            ("platform", f"{e.platform or 'CUDA (assumed)'} ({e.platform_source}"
-                         + (f": {e.platform_evidence}" if e.platform_evidence else "") + ")")]
+            ("platform", f"{e.platform} ({e.platform_source}"
+                         + (f": {e.platform_evidence}" if e.platform_evidence else "") + ")"
+                         if e.platform else "CUDA (assumed: no line names the platform)")]
     c = run.config
     facts = " ".join(f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization),
                                              ("tp", c.tensor_parallel_size),

@@ -106,3 +106,34 @@ def test_xinference_wrapper_lines_do_not_name_vllm_but_vllms_own_frames_do(tmp_p
     assert [r.engine.name for r in report.runs] == [engine]
     assert [f.code for r in report.runs for f in r.findings] == ["UNSUPPORTED_ON_ARCH"]
     assert not _broken_promises(out) and "Gate: FAIL" in out
+
+
+def test_a_pass_beside_a_scan_warning_says_the_policy_is_silent_on_it():
+    # llamacpp-002: GPU offload asked for, 'no usable GPU found' (a CPU-only run): the scan warns
+    out, report = _gate_text([FIXTURES / "llamacpp" / "llamacpp-002.log"])
+    assert [f.severity.value for r in report.runs for f in r.findings if f.code == "BACKEND_OVERRIDE_IGNORED"] == ["warning"]
+    block = out[out.index("[pass]"):]
+    assert "BACKEND_OVERRIDE_IGNORED" in block.splitlines()[0]
+    assert "the scan rates this finding warning, but no rule of the policy names BACKEND_OVERRIDE_IGNORED" in block
+
+
+@pytest.mark.parametrize("log", ["vllm-120", "vllm-190"])
+def test_a_family_with_several_kernels_named_may_run_each_not_runs_each(log):
+    out, report = _gate_text([FIXTURES / "vllm" / f"{log}.log"])
+    fams = [s.family for r in report.runs for s in r.selections]
+    assert len(fams) > len(set(fams))  # one family, several kernels: the text marks each (?)
+    sel_lines = [ln for ln in out[out.index("\nGate: "):].splitlines() if " selection: " in ln]
+    assert sel_lines and all(" may run " in ln and " (?) (" in ln for ln in sel_lines), sel_lines
+
+
+def test_a_selection_of_unknown_cost_class_says_so():
+    out, _ = _gate_text([FIXTURES / "trtllm" / "trtllm-107.log"])
+    assert "runs weight_only_groupwise_quant_matmul_plugin (cost class unknown)" in out
+
+
+def test_the_html_platform_row_reads_as_a_sentence():
+    from click.testing import CliRunner
+    from logscan.cli import cli
+
+    page = CliRunner().invoke(cli, ["scan", "--format", "html", str(FIXTURES / "vllm" / "vllm-009.log")]).stdout
+    assert "CUDA (assumed: no line names the platform)" in page and "(assumed) (unknown)" not in page

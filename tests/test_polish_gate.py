@@ -137,3 +137,14 @@ def test_the_html_platform_row_reads_as_a_sentence():
 
     page = CliRunner().invoke(cli, ["scan", "--format", "html", str(FIXTURES / "vllm" / "vllm-009.log")]).stdout
     assert "CUDA (assumed: no line names the platform)" in page and "(assumed) (unknown)" not in page
+
+
+def test_a_finding_with_more_reasons_than_shown_says_how_many_more(tmp_path):
+    """vllm-001's KERNEL_NOT_FOUND lists each kernel's refusal; with more refusals than the text
+    shows (20), the text says how many it left out instead of cutting the list silently."""
+    report = scan_inputs([str(FIXTURES / "vllm" / "vllm-001.log")])
+    f = next(f for r in report.runs for f in r.findings if f.code == "KERNEL_NOT_FOUND")
+    f.reasons = [f"{r} (copy {i})" for i in range(9) for r in f.reasons]
+    assert len(f.reasons) > 20
+    out = text.render(report)
+    assert f"... and {len(f.reasons) - 20} more reason(s) (JSON findings[].reasons)" in out

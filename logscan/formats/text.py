@@ -147,6 +147,8 @@ def _run(run: Run) -> list[str]:
             out.append(f"      evidence: {clip(f.evidence, 300)}")
             for r in f.reasons[:20]:
                 out.append(f"      reason:   {clip(r, 300)}")
+            if len(f.reasons) > 20:  # say so: a list cut silently reads as the whole list
+                out.append(f"      ... and {len(f.reasons) - 20} more reason(s) (JSON findings[].reasons)")
             if f.remedy:
                 out.append(f"      remedy:   {f.remedy}")
     if run.unexplained:

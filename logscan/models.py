@@ -368,6 +368,14 @@ class InputStats(PlainModel):
     #: something the reader read past without losing a line (trailing garbage after a gzip stream, as gzip(1) warns)
     warning: Optional[str] = None
     error: Optional[str] = None
+    #: every note the text report's ``!`` line gives this input, one string each: repairs (invalid
+    #: UTF-8 replaced, over-long lines cut, NUL bytes removed), skipped and over-budget lines, the
+    #: reader's ``warning``, an early end (``error``), "empty input: 0 lines read"; None (left out
+    #: of the JSON, as ``Run.serving_failure``) when clean and for an input that could not be opened
+    #: (``error`` says why). ``formats.inputs.input_warnings``
+    warnings: Optional[list[str]] = None
+
+    _omit_none = ("warnings",)
 
 
 @plain

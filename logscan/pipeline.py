@@ -260,6 +260,10 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
             break
     for i, run in enumerate(report.runs):
         run.index = i
+    from .formats.inputs import input_warnings
+
+    for st in report.inputs:  # the text report's notes, for the JSON, Markdown and HTML alike
+        st.warnings = input_warnings(st) or None
     return report.summarise()
 
 

@@ -22,7 +22,7 @@ from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .ladders import LadderIndex
-from .newstart import note, other_process, shared_names
+from .newstart import named_model, note, other_process, same_model, shared_names
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_fact
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -60,6 +60,9 @@ class Analyzer:
         #: source -> line of the last sign its server was up (ready / HTTP 2xx line) with no start
         #: marker since: a later failure is a crash while serving (``lifecycle``, one int per source)
         self.up_seen: dict[str, int] = {}
+        #: source -> a progress line with run facts ('Starting to load model X') heard while no run of
+        #: that source was open: its facts go to the next run the source opens (one per source)
+        self._pending: dict[str, tuple] = {}
         self.max_events_per_run = 10_000
         self._shared = shared_names(packs)  #: process names several processes of one start share
 
@@ -84,9 +87,15 @@ class Analyzer:
             if run is not None and run.source == ev.source and self._other_process(run, r, ev):
                 yield self._close(run)  # the line itself opens nothing (follow's restore replays it so)
                 self._run = None
-            elif run is not None and run.source == ev.source and len(run.events) < self.max_events_per_run:
-                run.events.append(ev)
-                note(run, ev, self._shared)
+                run = None
+            if run is not None and run.source == ev.source:
+                if len(run.events) < self.max_events_per_run:
+                    run.events.append(ev)
+                    note(run, ev, self._shared)
+                    for key, tmpl in r.sets.items():  # a joined run's facts ('Starting to load model X')
+                        set_fact(run, key, fill(tmpl, ev.groups), ev)
+            elif r.sets:
+                self._pending[ev.source] = (r, ev)  # for the run this source opens next
             return
         if r.kind == "ready":
             self.up_seen[ev.source] = ev.line  # remembered even when the line joins no run
@@ -111,6 +120,12 @@ class Analyzer:
             run = self._run = RunState(index=self._count, source=ev.source, first_line=ev.line,
                                         last_line=ev.line, engine=engine, up_line=self.up_seen.get(ev.source))
             self._count += 1
+            pend = self._pending.pop(ev.source, None)
+            named = named_model(r.sets, ev) if pend is not None else ""
+            if pend is not None and (not named or same_model(named, named_model(pend[0].sets, pend[1]))):
+                # a progress line before the run's first read line named its facts (the same model)
+                for key, tmpl in pend[0].sets.items():
+                    set_fact(run, key, fill(tmpl, pend[1].groups), pend[1])
         if sure and not run.engine_sure:
             run.engine_sure = True
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)

@@ -87,6 +87,9 @@ def apply_server_args(config: RunConfig, run: Any, sa: ServerArgs) -> None:
             run.kv_requested_line = sa.line
     if sa.tp_size:
         config.tensor_parallel_size = config.tensor_parallel_size or sa.tp_size
+    for short, n in (("pp", sa.pp_size), ("dp", sa.dp_size), ("ep", sa.ep_size)):  # runstate.PARALLEL_FACTS
+        if n and n > 1:
+            config.extra.setdefault(short, str(n))
     if sa.device and sa.device not in ("auto", "None") and not run.platform:
         run.platform = sa.device.upper()
         if hasattr(run, "platform_line"):

@@ -119,6 +119,28 @@ def version_token(value: str) -> str:
     return value[: m.start()] if m else value
 
 
+#: parallelism an engine's config line or argument dump states beyond TP (vLLM's config line
+#: ``pipeline_parallel_size=2, data_parallel_size=2``, its non-default args ``'enable_expert_parallel':
+#: True``; vllm/config/parallel.py, 0.5 -> 0.33) -> the ``config.extra`` key the reports show (``pp``,
+#: ``dp``, ``ep``). Only a value that is not the default is kept (a size above 1, a switch on).
+PARALLEL_FACTS = {"pipeline_parallel_size": "pp", "data_parallel_size": "dp", "expert_parallel_size": "ep",
+                  "enable_expert_parallel": "ep"}
+
+
+def parallel_fact(config, key: str, value: str) -> None:
+    """Keep a non-default parallelism (``PARALLEL_FACTS``) in ``config.extra`` (first value wins):
+    ``'2'`` for a size above 1 (at most 6 digits), ``'on'`` for a switch given as True."""
+    short = PARALLEL_FACTS.get(key)
+    if short is None or short in config.extra:
+        return
+    n = bounded_int(value, 6)
+    if key.startswith("enable_"):
+        if value == "True":
+            config.extra[short] = "on"
+    elif n is not None and n > 1:
+        config.extra[short] = str(n)
+
+
 #: the ``sets`` keys whose value ``set_fact`` may store as the run's model (``config.model``): a
 #: line setting one of them names the model (``newstart.named_model``); tests/test_enginedata.py
 #: checks this against ``set_fact`` itself
@@ -171,7 +193,7 @@ def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
                 c.model = c.model or v
             elif k == "quantization" and v and v != "None":
                 c.quantization = c.quantization or v
-            elif k == "dtype":
+            elif k == "dtype" and v != "auto":  # an argument dump's 'auto' is no dtype: the config line's is
                 c.dtype = c.dtype or v.replace("torch.", "")
             elif k == "kv_cache_dtype":
                 if not c.kv_cache_dtype and v:
@@ -181,6 +203,8 @@ def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
             elif k in ("device", "device_config") and regex.fullmatch(r"[A-Za-z]{2,10}", v or "") and v != "auto":
                 if not run.platform:
                     run.platform, run.platform_line = v.upper(), ev.line
+            elif k in PARALLEL_FACTS:
+                parallel_fact(c, k, v)
             elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len"):
                 c.extra.setdefault(k, v)
     else:

@@ -164,9 +164,10 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
     A side is a JSON report when it parses as one (``scan --format json``); a file that starts like
     JSON but does not parse (a truncated report) is an error; anything else is read as a log.
 
-    Exit 0 when no family moved down, changed cost class or went missing; 1 when one did, or when
-    a NEW run failed to start or failed while serving (its kernels did not serve); 2 on an
-    unreadable, empty or damaged side, or an OLD side with no kernel selection.
+    Exit 0 when no family moved down, changed cost class or went missing (a family only NEW has
+    is "new, family added": no regression); 1 when one did ("missing, family removed" for a family
+    only OLD has), or when a NEW run failed to start or failed while serving (its kernels did not
+    serve); 2 on an unreadable, empty or damaged side, or an OLD side with no kernel selection.
 
     \b
     Examples:
@@ -196,7 +197,7 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
             rows.append([c.family, o.kernel if o else "-", o.rung_text() if o else "-",
                          o.cost_class.value if o else "-", n.kernel if n else "-", n.rung_text() if n else "-",
                          n.cost_class.value if n else "-",
-                         c.status + ("" if c.cost == "same" else f", cost {c.cost}")])
+                         c.move_text()])
         if fmt == "markdown":
             click.echo("| " + " | ".join(rows[0]) + " |")
             click.echo("|" + "---|" * len(rows[0]))

@@ -16,6 +16,7 @@ from html import escape
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report, Run, Selection
+from .text import PARALLEL_SHOWN, selection_mark
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -78,7 +79,7 @@ def _ladder_rungs(run: Run, s: Selection) -> list[tuple[str, str, str]]:
 
 def _selection(run: Run, s: Selection) -> list[str]:
     lp = s.ladder
-    tag = "" if s.observed else " (inferred)"
+    tag = selection_mark(s)  # the text and Markdown reports' mark, from the one source
     out = [f'<h3 class="selection">{_e(s.family)}: <code>{_e(s.kernel)}</code>{_e(tag)} '
            f'<span class="mono">({_e(s.cost_class.value)}, line {s.line})</span></h3>']
     if lp is None:
@@ -120,11 +121,13 @@ def _run(run: Run) -> list[str]:
             ("engine", f"{e.name} {e.version or 'version unknown'} ({how}"
                        + (f": {e.version_evidence}" if e.version_evidence else "") + ")"),
             ("ladders", f"{e.name} {e.ladder_version}" if e.ladder_version else "none shipped"),
-            ("platform", f"{e.platform or 'CUDA (assumed)'} ({e.platform_source}"
-                         + (f": {e.platform_evidence}" if e.platform_evidence else "") + ")")]
+            ("platform", f"{e.platform} ({e.platform_source}"
+                         + (f": {e.platform_evidence}" if e.platform_evidence else "") + ")"
+                         if e.platform else "CUDA (assumed: no line names the platform)")]
     c = run.config
     facts = " ".join(f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization),
-                                             ("tp", c.tensor_parallel_size), ("gpu", c.gpu)) if v)
+                                             ("tp", c.tensor_parallel_size),
+                                             *((k, c.extra.get(k)) for k in PARALLEL_SHOWN), ("gpu", c.gpu)) if v)
     if facts:
         rows.append(("config", facts))
     out = [f'<section class="run" id="run-{run.index + 1}"><h2>Run {run.index + 1}</h2><table class="hdr">']
@@ -158,8 +161,9 @@ def _gate(gate: "GateResult") -> list[str]:
            '<table class="checks"><tr><th>verdict</th><th>code</th><th>check</th><th>decided by</th></tr>']
     order = {"fail": 0, "warn": 1, "pass": 2}
     for c in sorted(gate.checks, key=lambda c: order[c.verdict.value]):
+        reasons = "".join(f'<div class="ev mono">reason: {_e(r[:300])}</div>' for r in c.reasons[:20])
         out.append(f"<tr><td>{_e(c.verdict.value)}</td><td>{_e(c.code or '-')}</td><td>{_e(c.name)}: "
-                   f"{_e(c.message[:300])}</td><td>{_e(c.decided_by)}</td></tr>")
+                   f"{_e(c.message[:300])}{reasons}</td><td>{_e(c.decided_by)}</td></tr>")
     out.append("</table>")
     return out
 
@@ -172,9 +176,15 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             f'<p class="legend">cost classes: {legend}</p>']
     if gate is not None:
         body += _gate(gate)
+    from .inputs import input_warnings, unopened
+
     for s in report.inputs:
-        if s.error:
+        if unopened(s):
             body.append(f'<div class="finding error">input {_e(s.source)}: {_e(s.error)}</div>')
+        notes = input_warnings(s)  # the text report's "!" line: evidence may be missing, say so
+        if notes:
+            body.append(f'<div class="finding warning input-note">input {_e(s.source)}: '
+                        + "; ".join(_e(n) for n in notes) + "</div>")
     if not report.runs:
         body.append("<p>No engine log line was recognised.</p>")
     for run in report.runs:

@@ -22,3 +22,36 @@ def unopened(st) -> bool:
     from ..sources.interrupt import NOTE_TAIL
 
     return bool(st.error) and st.lines == 0 and st.bytes == 0 and not st.error.endswith(NOTE_TAIL)
+
+
+def input_warnings(st) -> list[str]:
+    """What the reader had to repair in one input (``models.InputStats``), or why it stopped, one
+    string each, in the order the text report's ``!`` line joins them; [] when clean, and for an
+    input that could not be opened at all (its ``error`` and the one stderr line say why).
+
+    The single source of these words: the text report's line (``formats.text.input_note``), the
+    JSON's ``inputs[].warnings`` (filled by ``pipeline.scan_inputs``), Markdown and HTML all print these.
+    """
+    if unopened(st):
+        return []
+    repairs = [f"{n} {what}" for n, what in (
+        (st.decode_errors, "line(s) of invalid UTF-8 (bytes replaced by U+FFFD)"),
+        (st.truncated_lines, "over-long line(s) cut to the reader's limit"),
+        (st.nul_bytes, "NUL byte(s) removed")) if n]
+    parts = []
+    if repairs:
+        parts.append(f"read {st.lines} line(s) with repairs: " + ", ".join(repairs))
+    if st.skipped_lines:
+        parts.append(f"{st.skipped_lines} line(s) skipped: a value past a parser bound")
+    if st.over_budget_lines:
+        named = ", ".join(map(str, st.over_budget_at)) + (" ..." if st.over_budget_lines > len(st.over_budget_at) else "")
+        parts.append(f"{st.over_budget_lines} line(s) over the per-line matching budget, not every rule tried "
+                     f"(line {named})")
+    if st.warning:
+        parts.append(st.warning)
+    if st.error:
+        err = st.error[len(st.source) + 2:] if st.error.startswith(st.source + ": ") else st.error
+        parts.append(("input ended early: " if st.lines else "") + err)
+    elif st.lines == 0:  # say so: "nothing recognised" alone would not tell an empty input apart
+        parts.append("empty input: 0 lines read")
+    return parts

@@ -40,17 +40,14 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
                    + (f", baseline `{cell(gate.baseline)}`" if gate.baseline else ""))
     else:
         out.append("### logscan report")
+    from .inputs import input_warnings, unopened
+
     for st in report.inputs:
-        if st.error:
+        if unopened(st):
             out += ["", f"**unreadable input**: {cell(st.error, 300)}"]
-        if st.over_budget_lines or st.skipped_lines:  # evidence may be missing: say so
-            named = ", ".join(map(str, st.over_budget_at))
-            out += ["", f"**lines not fully read** in {cell(st.source, 60)}: "
-                        + "; ".join(p for p in (
-                            f"{st.over_budget_lines} over the per-line matching budget (line {named})"
-                            if st.over_budget_lines else "",
-                            f"{st.skipped_lines} skipped (a value past a parser bound)" if st.skipped_lines else "")
-                                    if p)]
+        notes = input_warnings(st)  # the text report's "!" line: evidence may be missing, say so
+        if notes:
+            out += ["", f"**input** {cell(st.source, 60)}: {cell('; '.join(notes), 600)}"]
     from .text import selection_mark
 
     sel_rows = [(run, s) for run in report.runs for s in run.selections]
@@ -77,6 +74,6 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
                 o, n = ch.old, ch.new
                 before = f"{o.kernel} {o.rung_text()} {o.cost_class.value}" if o else "-"
                 after = f"{n.kernel} {n.rung_text()} {n.cost_class.value}" if n else "-"
-                move = ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")
+                move = ch.move_text()
                 out.append(f"| {cell(ch.family)} | {cell(before)} | {cell(after)} | {move} |")
     return "\n".join(out) + "\n"

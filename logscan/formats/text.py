@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from .clip import clip
 from ..models import InputStats, Report, Run
 from .escape import TableLine, report_line, visible_controls
-from .inputs import input_error, unopened  # noqa: F401 (input_error: re-exported)
+from .inputs import input_error, input_warnings, unopened  # noqa: F401 (input_error: re-exported)
 from .table import render_table
 
 if TYPE_CHECKING:
@@ -35,6 +35,10 @@ def selection_mark(s) -> str:
     if reasoning.startswith(TRACEBACK):
         return " (traceback)"
     return " (unconfirmed)" if reasoning.startswith(UNCONFIRMED) else ""
+
+
+#: the parallelism beyond TP a config line shows (``config.extra``, ``analysis.runstate.PARALLEL_FACTS``)
+PARALLEL_SHOWN = ("pp", "dp", "ep")
 
 
 #: How an engine is named in prose.
@@ -77,6 +81,7 @@ def _run(run: Run) -> list[str]:
     c = run.config
     facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
                                      ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
+                                     *((k, c.extra.get(k)) for k in PARALLEL_SHOWN),
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
@@ -142,6 +147,8 @@ def _run(run: Run) -> list[str]:
             out.append(f"      evidence: {clip(f.evidence, 300)}")
             for r in f.reasons[:20]:
                 out.append(f"      reason:   {clip(r, 300)}")
+            if len(f.reasons) > 20:  # say so: a list cut silently reads as the whole list
+                out.append(f"      ... and {len(f.reasons) - 20} more reason(s) (JSON findings[].reasons)")
             if f.remedy:
                 out.append(f"      remedy:   {f.remedy}")
     if run.unexplained:
@@ -156,31 +163,13 @@ def _run(run: Run) -> list[str]:
 
 
 def input_note(st: InputStats) -> Optional[str]:
-    """One line on what the reader had to repair in one input, or why it stopped; None when clean.
+    """One line on what the reader had to repair in one input, or why it stopped; None when clean
+    (the parts: ``formats.inputs.input_warnings``, which the JSON, Markdown and HTML print too).
 
     The error of an input that could not be opened already starts with its path: the path is
     printed once.
     """
-    repairs = [f"{n} {what}" for n, what in (
-        (st.decode_errors, "line(s) of invalid UTF-8 (bytes replaced by U+FFFD)"),
-        (st.truncated_lines, "over-long line(s) cut to the reader's limit"),
-        (st.nul_bytes, "NUL byte(s) removed")) if n]
-    parts = []
-    if repairs:
-        parts.append(f"read {st.lines} line(s) with repairs: " + ", ".join(repairs))
-    if st.skipped_lines:
-        parts.append(f"{st.skipped_lines} line(s) skipped: a value past a parser bound")
-    if st.over_budget_lines:
-        named = ", ".join(map(str, st.over_budget_at)) + (" ..." if st.over_budget_lines > len(st.over_budget_at) else "")
-        parts.append(f"{st.over_budget_lines} line(s) over the per-line matching budget, not every rule tried "
-                     f"(line {named})")
-    if st.warning:
-        parts.append(st.warning)
-    if st.error:
-        err = st.error[len(st.source) + 2:] if st.error.startswith(st.source + ": ") else st.error
-        parts.append(("input ended early: " if st.lines else "") + err)
-    elif st.lines == 0:  # say so: "nothing recognised" alone would not tell an empty input apart
-        parts.append("empty input: 0 lines read")
+    parts = input_warnings(st)
     return f"{st.source}: " + "; ".join(parts) if parts else None
 
 
@@ -196,7 +185,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     """
     lines: list[str] = []
     for st in report.inputs:
-        note = None if unopened(st) else input_note(st)
+        note = input_note(st)
         if note:
             lines.append(f"! {note}")
     if not report.runs and not all(unopened(st) for st in report.inputs):
@@ -230,12 +219,16 @@ def _gate(gate: "GateResult") -> list[str]:
             o, n = ch.old, ch.new
             rows.append([ch.family, o.kernel if o else "-", o.rung_text() if o else "-",
                          o.cost_class.value if o else "-", n.kernel if n else "-", n.rung_text() if n else "-",
-                         n.cost_class.value if n else "-", ch.status + ("" if ch.cost == "same" else f", cost {ch.cost}")])
+                         n.cost_class.value if n else "-", ch.move_text()])
         out += _table(rows)
         if any(r[2] == "-" or r[5] == "-" for r in rows[1:]):
             out.append("  RUNG - means no kernel on that side, or one on no shipped ladder (its place is unknown)")
     for c in sorted(gate.checks, key=lambda c: VERDICT_ORDER[c.verdict]):
         where = f"{c.source}:{c.line}" if c.line else c.source
         out.append(f"  [{c.verdict.value}] {where} {c.code or c.kind}: {c.message}")
+        for r in c.reasons[:20]:  # the engine's own reasons (each kernel's refusal), verbatim
+            out.append(f"      reason:   {clip(r, 300)}")
+        if len(c.reasons) > 20:
+            out.append(f"      ... and {len(c.reasons) - 20} more reason(s) (JSON gate.checks[].reasons)")
         out.append(f"      decided by {c.decided_by}")
     return out

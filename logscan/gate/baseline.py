@@ -18,7 +18,8 @@ from ..packs.loader import PackSet
 from ..sources.safe import safe_text
 
 Status = Literal["same", "down", "up", "moved", "missing", "new"]
-CostMove = Literal["same", "worse", "better"]
+#: ``added`` / ``removed``: the family has a kernel on one side only, so no cost class to compare
+CostMove = Literal["same", "worse", "better", "added", "removed"]
 
 
 class FamilyState(BaseModel):
@@ -48,7 +49,9 @@ class FamilyChange(BaseModel):
     ``status``: ``down`` (higher rung number on the same ladder, or more rungs fallen on
     another one), ``up``, ``moved`` (another kernel with no ladder to rank the two), ``same``,
     ``missing`` (in the baseline only), ``new`` (now only). ``cost``: the cost-class move,
-    ranked by ``models.COST_ORDER``. ``reasoning`` says how the two were compared.
+    ranked by ``models.COST_ORDER`` (``worse``, ``better``, ``same``), or ``removed`` (a ``missing``
+    family) / ``added`` (a ``new`` one): never ``same`` for a family one side lacks. ``reasoning``
+    says how the two were compared.
     """
 
     family: str
@@ -60,8 +63,20 @@ class FamilyChange(BaseModel):
 
     @property
     def regressed(self) -> bool:
-        """Moved down, changed cost class, or went missing."""
-        return self.status in ("down", "missing") or self.cost != "same"
+        """Moved down, changed cost class, or went missing (a family added now is no regression)."""
+        return self.status in ("down", "missing") or self.cost_changed
+
+    @property
+    def cost_changed(self) -> bool:
+        """Both sides have a kernel for the family, in different cost classes."""
+        return self.cost in ("worse", "better")
+
+    def move_text(self) -> str:
+        """The MOVE cell of the diff and gate tables: ``down, cost worse``, ``missing, family
+        removed``, ``new, family added``, ``same``."""
+        if self.cost in ("added", "removed"):
+            return f"{self.status}, family {self.cost}"
+        return self.status + ("" if self.cost == "same" else f", cost {self.cost}")
 
 
 def _state(run_source: str, s: Selection) -> FamilyState:
@@ -170,10 +185,12 @@ def compare(old: Report, new: Report) -> list[FamilyChange]:
             pairs.append((f"{fam} / {match}" if match != fam else fam, a.pop(fam), b.pop(match)))
     pairs += _pair_generic(a, b)
     changes = [_pair(f, o, n) for f, o, n in pairs]
-    changes += [FamilyChange(family=f, old=s, status="missing", cost="same",
-                             reasoning="the baseline shows this family; the new report shows no kernel for it")
+    changes += [FamilyChange(family=f, old=s, status="missing", cost="removed",
+                             reasoning="family removed: the baseline shows this family; the new report shows "
+                                       "no kernel for it")
                 for f, s in a.items()]
-    changes += [FamilyChange(family=f, new=s, status="new", reasoning="not in the baseline")
+    changes += [FamilyChange(family=f, new=s, status="new", cost="added",
+                             reasoning="family added: not in the baseline")
                 for f, s in b.items()]
     return sorted(changes, key=lambda c: c.family)
 

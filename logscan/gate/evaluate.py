@@ -117,6 +117,8 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     they imply (a cost-class target covers both) and the codes' descriptions. Deterministic:
     checks follow report order, then baseline families sorted by name.
     """
+    from ..formats.text import selection_mark
+
     cmap = findings.cost_class_finding
     checks: list[Check] = []
     facts: dict[int, str] = {}  #: id(check) -> its message before the policy's reason was added
@@ -129,11 +131,14 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             rung = f" rung {sel.ladder.rung}/{sel.ladder.rungs} on {sel.ladder.registry}" if sel.ladder else ""
             fell = f", fell {sel.ladder.fell}" if sel.ladder and sel.ladder.fell else ""
             kernels = tuple(k for k in (sel.kernel, sel.ladder.kernel_class if sel.ladder else None) if k)
+            cost = sel.cost_class.value if sel.cost_class.value != "unknown" else "cost class unknown"
+            mark = selection_mark(sel)  # the text report's mark: (?) ambiguous, (inferred), (traceback)...
+            verb = "may run" if mark == " (?)" else "runs"  # one of several kernels named for the family
             c = Check(kind="selection", code=cmap.get(sel.cost_class.value),
                       name=f"{sel.family}: {sel.kernel}",
-                      message=(f"{sel.family} runs {sel.kernel} ({sel.cost_class.value}{rung}{fell})"
+                      message=(f"{sel.family} {verb} {sel.kernel}{mark} ({cost}{rung}{fell})"
                                if run.start_failure is None else
-                               f"{sel.family} chose {sel.kernel} ({sel.cost_class.value}{rung}{fell}), not "
+                               f"{sel.family} chose {sel.kernel} ({cost}{rung}{fell}), not "
                                f"confirmed: the start failed at line {run.start_failure.line}"),
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sel.line, run=n,
                       engine=eng, family=sel.family, kernel=sel.kernel, cost_class=sel.cost_class.value,
@@ -154,7 +159,12 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                            kernels=tuple(k for k in (f.kernel,) if k), parents=findings.lineage(f.code)[1:])
             facts[id(c)] = c.message
             keys[id(c)] = (n, run.source, sel.line, sel.family) if sel else (n, run.source, f.line, None)
-            checks.append(_judge(c, subj, policy, cmap, today, rel))
+            judged = _judge(c, subj, policy, cmap, today, rel)
+            if judged.decided_by == NO_RULE and f.severity.value != "info":
+                # a [pass] beside the scan's [warning]/[error] must not read as "checked and fine"
+                judged.decided_by += (f"; the scan rates this finding {f.severity.value}, but no rule of the "
+                                      f"policy names {f.code}, so it does not change the verdict")
+            checks.append(judged)
         sf = run.start_failure
         if sf is not None:
             c = Check(kind="start_failure", code=START_FAILED, name=f"{START_FAILED} run {n}",
@@ -296,7 +306,7 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
         codes = []
         if ch.status == "down":
             codes.append("KERNEL_MOVED_DOWN")
-        if ch.cost != "same":
+        if ch.cost_changed:  # not "added" / "removed": a family one side lacks is FAMILY_MISSING or new
             codes.append("COST_CLASS_CHANGED")
         if ch.status == "missing":
             codes.append("FAMILY_MISSING")

@@ -124,9 +124,122 @@ def sniff_source(pattern: str) -> str:
         return head
     pre_end, pre_n = _literal_run(pattern, 0)
     post_n = _literal_run(head, len(group))[1]
+    factor = literal_factor(pattern)
+    if len(factor) >= MIN_FACTOR and len(factor) > max(pre_n, post_n):
+        return _escaped(factor)
     if max(pre_n, post_n) < MIN_FACTOR:
         return head
     return pattern[:pre_end] if pre_n >= post_n else head[len(group):]
+
+
+try:  # the standard library's regex parser (a private module; absent: no literal factors)
+    from re import _parser as _sre
+    from re import _constants as _sre_c
+except ImportError:  # pragma: no cover - Python < 3.11
+    try:
+        import sre_constants as _sre_c
+        import sre_parse as _sre
+    except ImportError:
+        _sre = _sre_c = None
+
+
+def literal_factor(pattern: str) -> str:
+    """The longest literal that every match of ``pattern`` contains ('' when none is found).
+
+    Read from the parsed pattern (the standard library's parser; ``regex`` V0 syntax is the
+    same): a run of literal characters in the top-level concatenation, also through groups
+    that are not quantified (their content is concatenated in place; an alternation, a
+    repeat, a class or an anchor ends a run). TGI's prefix ``(?P<timestamp>\\d{4}-...Z)\\s{1,3}
+    (?P<level>...)...text_generation_(?:launcher|...)`` holds ``text_generation_`` wherever it
+    matches. A case-insensitive pattern or group, or one the parser does not read, gives ''.
+    """
+    if _sre is None:
+        return ""
+    try:
+        parsed = _sre.parse(pattern)
+    except Exception:  # re.error, or syntax only the regex module reads
+        return ""
+    if parsed.state.flags & re.IGNORECASE:
+        return ""
+    best: list[int] = []
+    run: list[int] = []
+
+    def end_run() -> None:
+        nonlocal best, run
+        if len(run) > len(best):
+            best = run
+        run = []
+
+    def walk(items) -> None:
+        for op, av in items:
+            if op is _sre_c.LITERAL:
+                run.append(av)
+            elif op is _sre_c.SUBPATTERN and not (av[1] & re.IGNORECASE):
+                walk(av[-1])  # an unquantified group: its content is part of the concatenation
+            else:
+                end_run()
+
+    walk(parsed)
+    end_run()
+    return "".join(map(chr, best))
+
+
+def _escaped(text: str) -> str:
+    """``text`` as a pattern matching exactly its UTF-8 bytes (ASCII punctuation escaped,
+    other non-alphanumeric characters as ``\\xNN`` bytes)."""
+    out = []
+    for c in text:
+        if c.isascii() and (c.isalnum() or c == "_"):
+            out.append(c)
+        elif " " <= c <= "~":
+            out.append("\\" + c)
+        else:
+            out.append("".join(f"\\x{b:02x}" for b in c.encode("utf-8")))
+    return "".join(out)
+
+
+def _sequence(src: bytes):
+    """The top-level items of the (bytes) pattern ``src`` as nested tuples, None when the
+    parser does not read it."""
+    if _sre is None:
+        return None
+    try:
+        parsed = _sre.parse(src)
+    except Exception:
+        return None
+
+    def norm(x):
+        if isinstance(x, _sre.SubPattern):
+            return tuple(norm(i) for i in x.data)
+        if isinstance(x, (list, tuple)):
+            return tuple(norm(i) for i in x)
+        return x
+
+    return norm(parsed), parsed.state.flags
+
+
+def without_implied(sources: list[bytes]) -> list[bytes]:
+    """``sources`` (a gate's sniffs, any of which opens it) without those whose every match
+    holds a match of another: a sniff whose top-level items contain another's as a contiguous
+    run (SGLang's ``\\[(?:...)\\.`` holds ``\\[(?:...)``; a literal holding another). The set of
+    buffers some sniff matches is unchanged; each sniff left out is a Hyperscan pattern less
+    (SGLang's second timestamp sniff cost ~0.03 ms/MB, each in a class-heavy database more)."""
+    seqs = [_sequence(s) for s in sources]
+    keep = []
+    for i, (src, sq) in enumerate(zip(sources, seqs)):
+        implied = False
+        for j, other in enumerate(seqs):
+            if j == i or sq is None or other is None or other[1] != sq[1] or not other[0]:
+                continue
+            a, b = other[0], sq[0]
+            if a == b and j > i:
+                continue  # the same sniff spelled twice: the first is kept
+            if any(b[k:k + len(a)] == a for k in range(len(b) - len(a) + 1)):
+                implied = True
+                break
+        if not implied:
+            keep.append(src)
+    return keep
 
 
 def _hex(lit: bytes) -> bytes:

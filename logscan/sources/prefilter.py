@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from .literals import _containing, _head, _hex, ere_alternation, minimal_literals, sniff_head, sniff_source  # noqa: F401 (re-exported)
+from .literals import _containing, _head, _hex, ere_alternation, minimal_literals, sniff_head, sniff_source, without_implied  # noqa: F401 (re-exported)
 from .sparse import with_sparse
 
 
@@ -196,7 +196,7 @@ class Prefilter:
             src = re.sub(r"\(\?P<\w+>", "(?:", cut).encode("utf-8")
             if src not in out:
                 out.append(src)
-        return out
+        return without_implied(out)
 
     def _bytes_sniff(self, gate: Gate):
         import regex

@@ -14,7 +14,8 @@ of one repetition alike):
 - ``logscan scan --format json`` (the default prefilter engine).
 
 Per size it prints, for each tool: the median wall time (s), throughput (MB/s, 10^6 bytes),
-median CPU seconds (user + system of the child), peak RSS (MiB), and the ratios
+median CPU seconds (user + system of the child), peak RSS (MiB), the 1-minute load average
+before and after the size's runs, and the ratios
 logscan / rg-keywords and logscan / grep-keywords (median of the per-repetition ratios, so
 each ratio compares runs made side by side). A missing ``rg`` is said, and its rows left out.
 Nothing is asserted: the figures are the result (targets of issue 18: logscan/rg <= 1.0 at
@@ -97,6 +98,7 @@ def measure(size_mb: int, workdir: Path, keyword_file: Path, repeat: int, keep: 
         walls: dict[str, list[float]] = {t: [] for t, _, _ in cmds}
         cpus: dict[str, list[float]] = {t: [] for t, _, _ in cmds}
         rss: dict[str, float] = {}
+        load0 = os.getloadavg()[0]  # the machine is shared: the load beside the figures it moves
         for _ in range(repeat):
             for label, argv, env in cmds:
                 wall, peak, out, cpu = _timed(argv, {**os.environ, **env} if env else None)
@@ -113,6 +115,7 @@ def measure(size_mb: int, workdir: Path, keyword_file: Path, repeat: int, keep: 
         for label, _, _ in cmds:
             w, c = statistics.median(walls[label]), statistics.median(cpus[label])
             rows.append(f"{size_mb:>7} {label:<28} {w:>8.2f} {mb / w:>8.1f} {c:>7.2f} {rss[label]:>9.1f}")
+        rows.append(f"{size_mb:>7} {'load average (1 min)':<28} {load0:>8.2f} -> {os.getloadavg()[0]:.2f}")
         rows.append(f"{size_mb:>7} {'ratio logscan/rg (keywords)':<28} {ratio('rg -i -F -f keywords'):>8}")
         rows.append(f"{size_mb:>7} {'ratio logscan/grep (keywords)':<28} {ratio('grep -i -F -f keywords'):>8}")
         if LS_PEER in walls:

@@ -33,6 +33,8 @@ def test_the_side_by_side_benchmark_prints_every_tool_and_both_ratios(tmp_path):
     wall, mbs, cpu, rss = map(float, rows["logscan scan --format json"])
     assert wall > 0 and mbs > 0 and cpu > 0 and 5 < rss < 1024
     assert float(rows["ratio logscan/grep (keywords)"][0]) > 0
+    before, arrow, after = rows["load average (1 min)"]  # beside the figures it moves
+    assert arrow == "->" and float(before) >= 0 and float(after) >= 0
     rg = rows["ratio logscan/rg (keywords)"][0]
     assert rg == "-" if "rg: not found" in r.stdout else float(rg) > 0
     assert not [p for p in tmp_path.iterdir()], "the synthetic log and keyword file must be deleted"

@@ -228,12 +228,15 @@ class Prefilter:
         self._n_plain = len(exprs)
         #: main-database ids of the quiet literals (the caseless ones, then the case-sensitive ones)
         self._quiet_ids = {i for i, lit in enumerate(self.literals + self.sensitive) if lit in self._quiet}
-        #: pattern id -> what it signals: -1 an unsure byte, g >= 0 the sniff of gate g
+        #: pattern id -> what it signals: -1 an unsure byte, -2 a non-ASCII byte, g >= 0 the sniff of gate g
         self._signal: dict[int, int] = {}
         for lit in _UNSURE if self._needs_unsure else ():
             self._signal[len(exprs)] = -1
             exprs.append(_hex(lit))
             flags.append(_hs.HS_FLAG_SINGLEMATCH)
+        self._signal[len(exprs)] = -2  # a byte >= 0x80: the scan tells ``hits_ascii`` the buffer is not ASCII
+        exprs.append(rb"[\x80-\xff]")
+        flags.append(_hs.HS_FLAG_SINGLEMATCH)
         self._always_open: set[int] = set()
         #: pattern id -> gate g: a literal of an always-open gate, searched in the main database
         #: (one scan of the buffer, not one more per chunk)
@@ -276,10 +279,19 @@ class Prefilter:
         other trigger, gated hit, ANSI, NUL, ``\\r``, JSON or CRI start, is kept). The sparse
         prefilter searches its next line only after these (``sources/sparse.py``)."""
         if self.backend == "hyperscan":
-            return self._hyperscan_hits(buf, ascii)
+            return self._hyperscan_hits(buf, ascii)[:2]
         return self._python_hits(buf)
 
-    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> tuple[list[int], list[int]]:
+    def scan(self, buf: bytes) -> tuple[list[int], list[int], bool]:
+        """``hits_and_starts(buf)`` and ``buf.isascii()``. With Hyperscan the scan itself tells
+        (a byte >= 0x80 is one more pattern, searched without the GIL; ``bytes.isascii`` holds
+        it for a pass over the buffer, ~0.2 ms/MB)."""
+        if self.backend == "hyperscan":
+            return self._hyperscan_hits(buf)
+        ascii = buf.isascii()
+        return (*self._python_hits(buf), ascii)
+
+    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> tuple[list[int], list[int], bool]:
         out: list[int] = []
         add = out.append
         starts: list[int] = []
@@ -302,11 +314,13 @@ class Prefilter:
                 signals.add(signal[i])
 
         self._db.scan(buf, match_event_handler=on_match)
+        if ascii is None:
+            ascii = -2 not in signals
         if buf[:1] == b"{":
             add(0)
             add_start(0)
         if self.gates:
-            unsure = -1 in signals or not (buf.isascii() if ascii is None else ascii)
+            unsure = -1 in signals or not ascii
             for gi, db in enumerate(self._gate_dbs):
                 if db is None or not (unsure or gi in signals):
                     continue  # always open (searched above), or no line of this buffer can carry the prefix
@@ -321,9 +335,9 @@ class Prefilter:
                 starts += opened
         out.sort()
         if len(starts) == len(out):
-            return out, out
+            return out, out, ascii
         starts.sort()
-        return out, starts
+        return out, starts, ascii
 
     def _open_gates(self, buf: bytes, gated: list[tuple[int, int]]) -> list[int]:
         """The gated hits whose decoded line holds one of the gate's prefix patterns (exact check)."""

@@ -117,7 +117,9 @@ def sniff_source(pattern: str) -> str:
     the longer of the literal runs before and after its first top-level group when it has at least
     ``MIN_FACTOR`` characters (a sniff searched anywhere: wherever the pattern matches, each of its
     top-level factors does; a pure literal is the cheapest search Hyperscan has: LMDeploy's
-    ``lmdeploy - `` and ``\\[TM\\]\\[``, TensorRT-LLM's ``\\[TRT-LLM\\] ``), else ``sniff_head``."""
+    ``lmdeploy - `` and ``\\[TM\\]\\[``, TensorRT-LLM's ``\\[TRT-LLM\\] ``), or a longer literal
+    factor found anywhere in the pattern (``literal_factor``: TGI's ``text_generation_``,
+    escaped), else ``sniff_head``."""
     head = sniff_head(pattern)
     group = _head(pattern)
     if group == pattern or re.match(r"\(\?[a-zA-Z]+\)", pattern):

@@ -189,7 +189,8 @@ class Prefilter:
     def _sniff_sources(gate: Gate) -> list[bytes]:
         """The gate's prefix patterns as bytes, cut after their first top-level group and the
         literal after it (``sniff_head``: a necessary condition, wherever the whole pattern
-        matches, its head does) and named groups made plain (Hyperscan has none). Deduplicated."""
+        matches, its head does) and named groups made plain (Hyperscan has none). Deduplicated,
+        and without a sniff that holds another (``without_implied``: the same buffers open the gate)."""
         out: list[bytes] = []
         for rx in gate.prefixes:
             cut = sniff_head(rx.pattern) if rx.flags & re.IGNORECASE else sniff_source(rx.pattern)
@@ -234,7 +235,7 @@ class Prefilter:
             self._signal[len(exprs)] = -1
             exprs.append(_hex(lit))
             flags.append(_hs.HS_FLAG_SINGLEMATCH)
-        self._signal[len(exprs)] = -2  # a byte >= 0x80: the scan tells ``hits_ascii`` the buffer is not ASCII
+        self._signal[len(exprs)] = -2  # a byte >= 0x80: ``scan`` tells the buffer is not ASCII
         exprs.append(rb"[\x80-\xff]")
         flags.append(_hs.HS_FLAG_SINGLEMATCH)
         self._always_open: set[int] = set()

@@ -103,3 +103,23 @@ def test_the_shipped_tgi_and_sglang_gates_sniff_fewer_and_cheaper_patterns():
     assert len(sniffs["sglang"]) == 1 and sniffs["sglang"][0].startswith(rb"\[(?:\d{4}-")
     gate = next(g for g, _ in pf.gates if g.engine == "tgi")
     assert len(gate.prefixes) == 2 and len(Prefilter._sniff_sources(gate)) == 1
+
+
+def test_gate_sniffs_are_kept_in_the_pack_set_memo_under_the_code_that_made_them():
+    """Parsing the prefix patterns costs ~4 ms a start: the sniffs are kept in the pack set's
+    memo (pickled with the cached pack set), keyed by the patterns and ``literals.py``'s code."""
+    from logscan.sources import literals
+    from logscan.sources.prefilter import pack_keywords
+
+    packs = default_packs()
+    gates = pack_keywords(packs)[1]
+    assert gates and all(g.memo is packs.memo for g in gates)
+    gate = next(g for g in gates if g.engine == "sglang")
+    memo: dict = {}
+    first = literals.gate_sniffs(gate.prefixes, memo)
+    assert first == Prefilter._sniff_sources(gate) and len(memo) == 1
+    key = next(iter(memo))
+    assert key[0] == "gate-sniffs" and key[1] == literals._code_id() and len(key[1]) == 16
+    memo[key] = [b"kept"]
+    assert literals.gate_sniffs(gate.prefixes, memo) == [b"kept"]  # read back, not computed again
+    assert literals.gate_sniffs(gate.prefixes[:1], memo) == first[:1]  # other patterns: another key

@@ -5,7 +5,7 @@ Pure functions over bytes and pattern text, used by ``sources.prefilter`` (and t
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Optional
 
 
 def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
@@ -242,6 +242,43 @@ def without_implied(sources: list[bytes]) -> list[bytes]:
         if not implied:
             keep.append(src)
     return keep
+
+
+def gate_sniffs(prefixes: list, memo: Optional[dict] = None) -> list[bytes]:
+    """The sniffs of a gate whose prefix patterns are ``prefixes`` (compiled regexes): per pattern
+    ``sniff_head`` (case-insensitive) or ``sniff_source``, named groups made plain, as bytes,
+    deduplicated, then ``without_implied``. Kept in ``memo`` (the pack set's, pickled with it:
+    parsing the patterns costs ~4 ms a start) under a key holding the patterns and this
+    module's code, so a changed sniff rule never reads an old answer."""
+    key = ("gate-sniffs", _code_id(), tuple((rx.pattern, rx.flags) for rx in prefixes))
+    if memo is not None and key in memo:
+        return list(memo[key])
+    out: list[bytes] = []
+    for rx in prefixes:
+        cut = sniff_head(rx.pattern) if rx.flags & re.IGNORECASE else sniff_source(rx.pattern)
+        src = re.sub(r"\(\?P<\w+>", "(?:", cut).encode("utf-8")
+        if src not in out:
+            out.append(src)
+    out = without_implied(out)
+    if memo is not None:
+        memo[key] = list(out)
+    return out
+
+
+_CODE_ID: list[str] = []
+
+
+def _code_id() -> str:
+    """A digest of this module's source (the sniff rules), read once a process."""
+    if not _CODE_ID:
+        import hashlib
+
+        try:
+            with open(__file__, "rb") as fh:
+                _CODE_ID.append(hashlib.sha1(fh.read()).hexdigest()[:16])
+        except OSError:  # no source file (a frozen build): never reuse an answer across versions
+            _CODE_ID.append(f"pid-{__import__('os').getpid()}")
+    return _CODE_ID[0]
 
 
 def _hex(lit: bytes) -> bytes:

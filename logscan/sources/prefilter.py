@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from .literals import _containing, _head, _hex, ere_alternation, minimal_literals, sniff_head, sniff_source, without_implied  # noqa: F401 (re-exported)
+from .literals import _containing, _head, _hex, ere_alternation, gate_sniffs, minimal_literals, sniff_head, sniff_source, without_implied  # noqa: F401 (re-exported)
 from .sparse import with_sparse
 
 
@@ -50,6 +50,8 @@ class Gate:
     engine: str
     keywords: list[str]
     prefixes: list = field(default_factory=list)
+    #: the pack set's memo (``PackSet.memo``, pickled with it), which keeps the gate's sniffs
+    memo: Optional[dict] = field(default=None, compare=False, repr=False)
 
 
 def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
@@ -73,7 +75,7 @@ def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
             else:
                 everywhere.update(cr.rule.keywords)
         if gated:
-            gates.append(Gate(pack.engine, sorted(gated), [p.regex for p in pack.prefixes]))
+            gates.append(Gate(pack.engine, sorted(gated), [p.regex for p in pack.prefixes], getattr(packs, "memo", None)))
     return sorted(everywhere), gates, sorted(sensitive)
 
 
@@ -190,14 +192,9 @@ class Prefilter:
         """The gate's prefix patterns as bytes, cut after their first top-level group and the
         literal after it (``sniff_head``: a necessary condition, wherever the whole pattern
         matches, its head does) and named groups made plain (Hyperscan has none). Deduplicated,
-        and without a sniff that holds another (``without_implied``: the same buffers open the gate)."""
-        out: list[bytes] = []
-        for rx in gate.prefixes:
-            cut = sniff_head(rx.pattern) if rx.flags & re.IGNORECASE else sniff_source(rx.pattern)
-            src = re.sub(r"\(\?P<\w+>", "(?:", cut).encode("utf-8")
-            if src not in out:
-                out.append(src)
-        return without_implied(out)
+        and without a sniff that holds another (``without_implied``: the same buffers open the gate).
+        ``literals.gate_sniffs``, kept in the gate's ``memo``."""
+        return gate_sniffs(gate.prefixes, gate.memo)
 
     def _bytes_sniff(self, gate: Gate):
         import regex

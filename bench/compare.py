@@ -14,9 +14,12 @@ of one repetition alike):
 - ``logscan scan --format json`` (the default prefilter engine).
 
 Per size it prints, for each tool: the median wall time (s), throughput (MB/s, 10^6 bytes),
-median CPU seconds (user + system of the child), peak RSS (MiB), and the ratios
+median CPU seconds (user + system of the child), peak RSS (MiB), the 1-minute load average
+before and after the size's runs, and the ratios
 logscan / rg-keywords and logscan / grep-keywords (median of the per-repetition ratios, so
-each ratio compares runs made side by side). A missing ``rg`` is said, and its rows left out.
+each ratio compares runs made side by side), by wall time and by CPU seconds (on a shared,
+loaded machine a tool's wall time is its share of the cores; its CPU seconds are its work).
+A missing ``rg`` is said, and its rows left out.
 Nothing is asserted: the figures are the result (targets of issue 18: logscan/rg <= 1.0 at
 300 MB and 1 GB, logscan/grep <= 0.5, RSS <= 64 MiB and flat). ``--startup`` also times
 ``logscan scan`` on a 20-line real log (median wall and CPU of ``--repeat`` runs).
@@ -97,6 +100,7 @@ def measure(size_mb: int, workdir: Path, keyword_file: Path, repeat: int, keep: 
         walls: dict[str, list[float]] = {t: [] for t, _, _ in cmds}
         cpus: dict[str, list[float]] = {t: [] for t, _, _ in cmds}
         rss: dict[str, float] = {}
+        load0 = os.getloadavg()[0]  # the machine is shared: the load beside the figures it moves
         for _ in range(repeat):
             for label, argv, env in cmds:
                 wall, peak, out, cpu = _timed(argv, {**os.environ, **env} if env else None)
@@ -105,20 +109,26 @@ def measure(size_mb: int, workdir: Path, keyword_file: Path, repeat: int, keep: 
                 walls[label].append(wall)
                 cpus[label].append(cpu)
                 rss[label] = max(rss.get(label, 0.0), peak)
-        def ratio(peer: str, ls: str = LS) -> str:
-            if peer not in walls or ls not in walls:
+        def ratio(peer: str, ls: str = LS, of: Optional[dict] = None) -> str:
+            of = walls if of is None else of
+            if peer not in of or ls not in of or not all(of[peer]):
                 return "-"
-            return f"{statistics.median(a / b for a, b in zip(walls[ls], walls[peer])):.2f}"
+            return f"{statistics.median(a / b for a, b in zip(of[ls], of[peer])):.2f}"
 
         for label, _, _ in cmds:
             w, c = statistics.median(walls[label]), statistics.median(cpus[label])
             rows.append(f"{size_mb:>7} {label:<28} {w:>8.2f} {mb / w:>8.1f} {c:>7.2f} {rss[label]:>9.1f}")
+        rows.append(f"{size_mb:>7} {'load average (1 min)':<28} {load0:>8.2f} -> {os.getloadavg()[0]:.2f}")
         rows.append(f"{size_mb:>7} {'ratio logscan/rg (keywords)':<28} {ratio('rg -i -F -f keywords'):>8}")
         rows.append(f"{size_mb:>7} {'ratio logscan/grep (keywords)':<28} {ratio('grep -i -F -f keywords'):>8}")
+        # CPU seconds move far less than wall time on a loaded machine (the work, not the share of it)
+        rows.append(f"{size_mb:>7} {'CPU ratio logscan/rg':<28} {ratio('rg -i -F -f keywords', of=cpus):>8}")
+        rows.append(f"{size_mb:>7} {'CPU ratio logscan/grep':<28} {ratio('grep -i -F -f keywords', of=cpus):>8}")
         if LS_PEER in walls:
             rows.append(f"{size_mb:>7} {'ratio peer/rg (keywords)':<28} {ratio('rg -i -F -f keywords', LS_PEER):>8}")
             rows.append(f"{size_mb:>7} {'ratio peer/grep (keywords)':<28} {ratio('grep -i -F -f keywords', LS_PEER):>8}")
             rows.append(f"{size_mb:>7} {'ratio logscan/peer':<28} {ratio(LS_PEER):>8}")
+            rows.append(f"{size_mb:>7} {'CPU ratio logscan/peer':<28} {ratio(LS_PEER, of=cpus):>8}")
     finally:
         if not keep:
             path.unlink(missing_ok=True)

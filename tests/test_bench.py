@@ -33,6 +33,10 @@ def test_the_side_by_side_benchmark_prints_every_tool_and_both_ratios(tmp_path):
     wall, mbs, cpu, rss = map(float, rows["logscan scan --format json"])
     assert wall > 0 and mbs > 0 and cpu > 0 and 5 < rss < 1024
     assert float(rows["ratio logscan/grep (keywords)"][0]) > 0
+    cpu_ratio = rows["CPU ratio logscan/grep"][0]  # by CPU seconds too ('-': grep's CPU rounded to 0 at 1 MB)
+    assert cpu_ratio == "-" or float(cpu_ratio) > 0
+    before, arrow, after = rows["load average (1 min)"]  # beside the figures it moves
+    assert arrow == "->" and float(before) >= 0 and float(after) >= 0
     rg = rows["ratio logscan/rg (keywords)"][0]
     assert rg == "-" if "rg: not found" in r.stdout else float(rg) > 0
     assert not [p for p in tmp_path.iterdir()], "the synthetic log and keyword file must be deleted"
@@ -62,6 +66,7 @@ def test_the_side_by_side_benchmark_times_a_peer_checkout_in_the_same_runs(tmp_p
     wall, mbs, cpu, rss = map(float, rows["logscan (peer) --format json"])
     assert wall > 0 and mbs > 0 and cpu > 0 and 5 < rss < 1024
     assert float(rows["ratio logscan/peer"][0]) > 0 and float(rows["ratio peer/grep (keywords)"][0]) > 0
+    assert float(rows["CPU ratio logscan/peer"][0]) > 0  # logscan's CPU at 1 MB is ~0.3 s: never 0
     assert not [p for p in tmp_path.iterdir()]
 
 

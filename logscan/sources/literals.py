@@ -5,7 +5,7 @@ Pure functions over bytes and pattern text, used by ``sources.prefilter`` (and t
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Optional
 
 
 def minimal_literals(keywords: Iterable[str]) -> list[bytes]:
@@ -117,16 +117,168 @@ def sniff_source(pattern: str) -> str:
     the longer of the literal runs before and after its first top-level group when it has at least
     ``MIN_FACTOR`` characters (a sniff searched anywhere: wherever the pattern matches, each of its
     top-level factors does; a pure literal is the cheapest search Hyperscan has: LMDeploy's
-    ``lmdeploy - `` and ``\\[TM\\]\\[``, TensorRT-LLM's ``\\[TRT-LLM\\] ``), else ``sniff_head``."""
+    ``lmdeploy - `` and ``\\[TM\\]\\[``, TensorRT-LLM's ``\\[TRT-LLM\\] ``), or a longer literal
+    factor found anywhere in the pattern (``literal_factor``: TGI's ``text_generation_``,
+    escaped), else ``sniff_head``."""
     head = sniff_head(pattern)
     group = _head(pattern)
     if group == pattern or re.match(r"\(\?[a-zA-Z]+\)", pattern):
         return head
     pre_end, pre_n = _literal_run(pattern, 0)
     post_n = _literal_run(head, len(group))[1]
+    factor = literal_factor(pattern)
+    if len(factor) >= MIN_FACTOR and len(factor) > max(pre_n, post_n):
+        return _escaped(factor)
     if max(pre_n, post_n) < MIN_FACTOR:
         return head
     return pattern[:pre_end] if pre_n >= post_n else head[len(group):]
+
+
+try:  # the standard library's regex parser (a private module; absent: no literal factors)
+    from re import _parser as _sre
+    from re import _constants as _sre_c
+except ImportError:  # pragma: no cover - Python < 3.11
+    try:
+        import sre_constants as _sre_c
+        import sre_parse as _sre
+    except ImportError:
+        _sre = _sre_c = None
+
+
+def literal_factor(pattern: str) -> str:
+    """The longest literal that every match of ``pattern`` contains ('' when none is found).
+
+    Read from the parsed pattern (the standard library's parser; ``regex`` V0 syntax is the
+    same): a run of literal characters in the top-level concatenation, also through groups
+    that are not quantified (their content is concatenated in place; an alternation, a
+    repeat, a class or an anchor ends a run). TGI's prefix ``(?P<timestamp>\\d{4}-...Z)\\s{1,3}
+    (?P<level>...)...text_generation_(?:launcher|...)`` holds ``text_generation_`` wherever it
+    matches. A case-insensitive pattern or group, or one the parser does not read, gives ''.
+    """
+    if _sre is None:
+        return ""
+    try:
+        parsed = _sre.parse(pattern)
+    except Exception:  # re.error, or syntax only the regex module reads
+        return ""
+    if parsed.state.flags & re.IGNORECASE:
+        return ""
+    best: list[int] = []
+    run: list[int] = []
+
+    def end_run() -> None:
+        nonlocal best, run
+        if len(run) > len(best):
+            best = run
+        run = []
+
+    def walk(items) -> None:
+        for op, av in items:
+            if op is _sre_c.LITERAL:
+                run.append(av)
+            elif op is _sre_c.SUBPATTERN and not (av[1] & re.IGNORECASE):
+                walk(av[-1])  # an unquantified group: its content is part of the concatenation
+            else:
+                end_run()
+
+    walk(parsed)
+    end_run()
+    return "".join(map(chr, best))
+
+
+def _escaped(text: str) -> str:
+    """``text`` as a pattern matching exactly its UTF-8 bytes (ASCII punctuation escaped,
+    other non-alphanumeric characters as ``\\xNN`` bytes)."""
+    out = []
+    for c in text:
+        if c.isascii() and (c.isalnum() or c == "_"):
+            out.append(c)
+        elif " " <= c <= "~":
+            out.append("\\" + c)
+        else:
+            out.append("".join(f"\\x{b:02x}" for b in c.encode("utf-8")))
+    return "".join(out)
+
+
+def _sequence(src: bytes):
+    """The top-level items of the (bytes) pattern ``src`` as nested tuples, None when the
+    parser does not read it."""
+    if _sre is None:
+        return None
+    try:
+        parsed = _sre.parse(src)
+    except Exception:
+        return None
+
+    def norm(x):
+        if isinstance(x, _sre.SubPattern):
+            return tuple(norm(i) for i in x.data)
+        if isinstance(x, (list, tuple)):
+            return tuple(norm(i) for i in x)
+        return x
+
+    return norm(parsed), parsed.state.flags
+
+
+def without_implied(sources: list[bytes]) -> list[bytes]:
+    """``sources`` (a gate's sniffs, any of which opens it) without those whose every match
+    holds a match of another: a sniff whose top-level items contain another's as a contiguous
+    run (SGLang's ``\\[(?:...)\\.`` holds ``\\[(?:...)``; a literal holding another). The set of
+    buffers some sniff matches is unchanged; each sniff left out is a Hyperscan pattern less
+    (SGLang's second timestamp sniff cost ~0.03 ms/MB, each in a class-heavy database more)."""
+    seqs = [_sequence(s) for s in sources]
+    keep = []
+    for i, (src, sq) in enumerate(zip(sources, seqs)):
+        implied = False
+        for j, other in enumerate(seqs):
+            if j == i or sq is None or other is None or other[1] != sq[1] or not other[0]:
+                continue
+            a, b = other[0], sq[0]
+            if a == b and j > i:
+                continue  # the same sniff spelled twice: the first is kept
+            if any(b[k:k + len(a)] == a for k in range(len(b) - len(a) + 1)):
+                implied = True
+                break
+        if not implied:
+            keep.append(src)
+    return keep
+
+
+def gate_sniffs(prefixes: list, memo: Optional[dict] = None) -> list[bytes]:
+    """The sniffs of a gate whose prefix patterns are ``prefixes`` (compiled regexes): per pattern
+    ``sniff_head`` (case-insensitive) or ``sniff_source``, named groups made plain, as bytes,
+    deduplicated, then ``without_implied``. Kept in ``memo`` (the pack set's, pickled with it:
+    parsing the patterns costs ~4 ms a start) under a key holding the patterns and this
+    module's code, so a changed sniff rule never reads an old answer."""
+    key = ("gate-sniffs", _code_id(), tuple((rx.pattern, rx.flags) for rx in prefixes))
+    if memo is not None and key in memo:
+        return list(memo[key])
+    out: list[bytes] = []
+    for rx in prefixes:
+        cut = sniff_head(rx.pattern) if rx.flags & re.IGNORECASE else sniff_source(rx.pattern)
+        src = re.sub(r"\(\?P<\w+>", "(?:", cut).encode("utf-8")
+        if src not in out:
+            out.append(src)
+    out = without_implied(out)
+    if memo is not None:
+        memo[key] = list(out)
+    return out
+
+
+_CODE_ID: list[str] = []
+
+
+def _code_id() -> str:
+    """A digest of this module's source (the sniff rules), read once a process."""
+    if not _CODE_ID:
+        import hashlib
+
+        try:
+            with open(__file__, "rb") as fh:
+                _CODE_ID.append(hashlib.sha1(fh.read()).hexdigest()[:16])
+        except OSError:  # no source file (a frozen build): never reuse an answer across versions
+            _CODE_ID.append(f"pid-{__import__('os').getpid()}")
+    return _CODE_ID[0]
 
 
 def _hex(lit: bytes) -> bytes:

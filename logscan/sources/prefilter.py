@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from .literals import _containing, _head, _hex, ere_alternation, minimal_literals, sniff_head, sniff_source  # noqa: F401 (re-exported)
+from .literals import _containing, _head, _hex, ere_alternation, gate_sniffs, minimal_literals, sniff_head, sniff_source, without_implied  # noqa: F401 (re-exported)
 from .sparse import with_sparse
 
 
@@ -50,6 +50,8 @@ class Gate:
     engine: str
     keywords: list[str]
     prefixes: list = field(default_factory=list)
+    #: the pack set's memo (``PackSet.memo``, pickled with it), which keeps the gate's sniffs
+    memo: Optional[dict] = field(default=None, compare=False, repr=False)
 
 
 def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
@@ -73,7 +75,7 @@ def pack_keywords(packs) -> tuple[list[str], list[Gate], list[str]]:
             else:
                 everywhere.update(cr.rule.keywords)
         if gated:
-            gates.append(Gate(pack.engine, sorted(gated), [p.regex for p in pack.prefixes]))
+            gates.append(Gate(pack.engine, sorted(gated), [p.regex for p in pack.prefixes], getattr(packs, "memo", None)))
     return sorted(everywhere), gates, sorted(sensitive)
 
 
@@ -189,14 +191,10 @@ class Prefilter:
     def _sniff_sources(gate: Gate) -> list[bytes]:
         """The gate's prefix patterns as bytes, cut after their first top-level group and the
         literal after it (``sniff_head``: a necessary condition, wherever the whole pattern
-        matches, its head does) and named groups made plain (Hyperscan has none). Deduplicated."""
-        out: list[bytes] = []
-        for rx in gate.prefixes:
-            cut = sniff_head(rx.pattern) if rx.flags & re.IGNORECASE else sniff_source(rx.pattern)
-            src = re.sub(r"\(\?P<\w+>", "(?:", cut).encode("utf-8")
-            if src not in out:
-                out.append(src)
-        return out
+        matches, its head does) and named groups made plain (Hyperscan has none). Deduplicated,
+        and without a sniff that holds another (``without_implied``: the same buffers open the gate).
+        ``literals.gate_sniffs``, kept in the gate's ``memo``."""
+        return gate_sniffs(gate.prefixes, gate.memo)
 
     def _bytes_sniff(self, gate: Gate):
         import regex
@@ -228,12 +226,15 @@ class Prefilter:
         self._n_plain = len(exprs)
         #: main-database ids of the quiet literals (the caseless ones, then the case-sensitive ones)
         self._quiet_ids = {i for i, lit in enumerate(self.literals + self.sensitive) if lit in self._quiet}
-        #: pattern id -> what it signals: -1 an unsure byte, g >= 0 the sniff of gate g
+        #: pattern id -> what it signals: -1 an unsure byte, -2 a non-ASCII byte, g >= 0 the sniff of gate g
         self._signal: dict[int, int] = {}
         for lit in _UNSURE if self._needs_unsure else ():
             self._signal[len(exprs)] = -1
             exprs.append(_hex(lit))
             flags.append(_hs.HS_FLAG_SINGLEMATCH)
+        self._signal[len(exprs)] = -2  # a byte >= 0x80: ``scan`` tells the buffer is not ASCII
+        exprs.append(rb"[\x80-\xff]")
+        flags.append(_hs.HS_FLAG_SINGLEMATCH)
         self._always_open: set[int] = set()
         #: pattern id -> gate g: a literal of an always-open gate, searched in the main database
         #: (one scan of the buffer, not one more per chunk)
@@ -276,10 +277,19 @@ class Prefilter:
         other trigger, gated hit, ANSI, NUL, ``\\r``, JSON or CRI start, is kept). The sparse
         prefilter searches its next line only after these (``sources/sparse.py``)."""
         if self.backend == "hyperscan":
-            return self._hyperscan_hits(buf, ascii)
+            return self._hyperscan_hits(buf, ascii)[:2]
         return self._python_hits(buf)
 
-    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> tuple[list[int], list[int]]:
+    def scan(self, buf: bytes) -> tuple[list[int], list[int], bool]:
+        """``hits_and_starts(buf)`` and ``buf.isascii()``. With Hyperscan the scan itself tells
+        (a byte >= 0x80 is one more pattern, searched without the GIL; ``bytes.isascii`` holds
+        it for a pass over the buffer, ~0.2 ms/MB)."""
+        if self.backend == "hyperscan":
+            return self._hyperscan_hits(buf)
+        ascii = buf.isascii()
+        return (*self._python_hits(buf), ascii)
+
+    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> tuple[list[int], list[int], bool]:
         out: list[int] = []
         add = out.append
         starts: list[int] = []
@@ -302,11 +312,13 @@ class Prefilter:
                 signals.add(signal[i])
 
         self._db.scan(buf, match_event_handler=on_match)
+        if ascii is None:
+            ascii = -2 not in signals
         if buf[:1] == b"{":
             add(0)
             add_start(0)
         if self.gates:
-            unsure = -1 in signals or not (buf.isascii() if ascii is None else ascii)
+            unsure = -1 in signals or not ascii
             for gi, db in enumerate(self._gate_dbs):
                 if db is None or not (unsure or gi in signals):
                     continue  # always open (searched above), or no line of this buffer can carry the prefix
@@ -321,9 +333,9 @@ class Prefilter:
                 starts += opened
         out.sort()
         if len(starts) == len(out):
-            return out, out
+            return out, out, ascii
         starts.sort()
-        return out, starts
+        return out, starts, ascii
 
     def _open_gates(self, buf: bytes, gated: list[tuple[int, int]]) -> list[int]:
         """The gated hits whose decoded line holds one of the gate's prefix patterns (exact check)."""

@@ -213,8 +213,12 @@ class LineReader:
         here, in a search worker, so the consumer need not count a chunk it skips whole."""
         if self.prefilter is None:
             return None, False, -1
-        ascii = buf.isascii()  # once per chunk: the prefilter's gates need it too
-        hits = self.prefilter.hits(buf, ascii)
+        both = getattr(self.prefilter, "hits_ascii", None)  # Hyperscan: the scan also tells ASCII
+        if both is not None:
+            hits, ascii = both(buf)
+        else:
+            ascii = buf.isascii()  # once per chunk: the prefilter's gates need it too
+            hits = self.prefilter.hits(buf, ascii)
         if cut > self.max_line:
             longs = self._long_lines(buf, cut)
             if longs:

@@ -68,6 +68,15 @@ class SparsePrefilter:
         ``Prefilter.hits`` takes it (``buf.isascii()`` when the caller has it)."""
         both = getattr(self.inner, "hits_and_starts", None)
         out, starts = both(buf, ascii) if both is not None else (self.inner.hits(buf, ascii),) * 2
+        return self._add_sparse(buf, out, starts)
+
+    def hits_ascii(self, buf: bytes) -> tuple[list[int], bool]:
+        """``(hits(buf), buf.isascii())``, the inner prefilter's ``scan`` telling both."""
+        out, starts, ascii = self.inner.scan(buf)
+        return self._add_sparse(buf, out, starts), ascii
+
+    def _add_sparse(self, buf: bytes, out: list[int], starts: list[int]) -> list[int]:
+        """``out`` (the inner hits) with the sparse lines after the buffer's start and each of ``starts``."""
         extra: list[int] = []
         found = -1  # the last sparse offset added: a start before it finds it again
         nxt: dict[bytes, int] = {}  # literal -> its next offset at or after the last search (-1: none)

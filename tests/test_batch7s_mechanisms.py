@@ -142,3 +142,16 @@ def test_a_missing_ops_list_of_other_names_is_not_deepgemms(tmp_path):
 def test_deepgemm_fp8_jit_is_the_native_selection():
     (run,) = _runs(FIX / "sglang-210.log")
     assert [(s["kernel"], s["cost_class"]) for s in run["selections"]] == [("DeepGEMM", "native")]
+
+
+# --- AITER's own lines name the ROCm platform ---------------------------------------------
+
+def test_aiter_lines_name_rocm():
+    (run,) = _runs(FIX / "sglang-220.log")
+    assert run["engine"]["platform"] == "ROCM"
+
+
+def test_a_cuda_run_is_not_made_rocm_by_prose_about_aiter(tmp_path):
+    log = write_log(tmp_path, SGL + "Load weight end. type=X, dtype=torch.bfloat16, avail mem=60.00 GB\n"
+                              + SGL + "aiter is not used on this platform; see https://github.com/ROCm/aiter\n")
+    assert all(r["engine"]["platform"] != "ROCM" for r in _runs(log))

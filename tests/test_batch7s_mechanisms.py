@@ -155,3 +155,26 @@ def test_a_cuda_run_is_not_made_rocm_by_prose_about_aiter(tmp_path):
     log = write_log(tmp_path, SGL + "Load weight end. type=X, dtype=torch.bfloat16, avail mem=60.00 GB\n"
                               + SGL + "aiter is not used on this platform; see https://github.com/ROCm/aiter\n")
     assert all(r["engine"]["platform"] != "ROCM" for r in _runs(log))
+
+
+# --- batch 7s-2: the tuned block-FP8 config line names its device in the path ---------------
+
+def test_the_tuned_config_line_names_the_gpu_and_narrows_the_fall():
+    # sglang-226: 'Using configuration from <.../device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,...json>
+    # for W8A8 Block FP8 kernel.': the device precedes the kernel name
+    (run,) = _runs(FIX / "sglang-226.log")
+    assert run["config"]["gpu"] == "NVIDIA_H100_80GB_HBM3"
+    (sel,) = run["selections"]
+    assert (sel["kernel"], sel["cost_class"]) == ("W8A8 Block FP8 kernel", "portable")
+
+
+def test_the_default_config_line_still_names_its_gpu():
+    # sglang-225: the default shape names the file after the kernel ('Config file not found at <path>')
+    (run,) = _runs(FIX / "sglang-225.log")
+    assert run["config"]["gpu"] == "NVIDIA_H20-3e"
+
+
+def test_a_tuned_config_path_without_a_device_sets_no_gpu(tmp_path):
+    log = write_log(tmp_path, SGL + "Using configuration from /sgl/configs/custom_block_fp8.json for W8A8 Block FP8 kernel.\n")
+    (run,) = _runs(log)
+    assert run["config"]["gpu"] is None and [s["kernel"] for s in run["selections"]] == ["W8A8 Block FP8 kernel"]

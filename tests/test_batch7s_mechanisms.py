@@ -178,3 +178,25 @@ def test_a_tuned_config_path_without_a_device_sets_no_gpu(tmp_path):
     log = write_log(tmp_path, SGL + "Using configuration from /sgl/configs/custom_block_fp8.json for W8A8 Block FP8 kernel.\n")
     (run,) = _runs(log)
     assert run["config"]["gpu"] is None and [s["kernel"] for s in run["selections"]] == ["W8A8 Block FP8 kernel"]
+
+
+# --- batch 7s-3: Python's default logging format with an sglang logger is SGLang's line ------
+
+def test_the_basic_logging_format_of_an_sglang_logger_names_sglang():
+    # sglang-228: vLLM's platform line (imported) then 'WARNING:sglang.srt.utils:MOE_RUNNER_BACKEND ...'
+    (run,) = _runs(FIX / "sglang-228.log")
+    assert run["engine"]["name"] == "sglang" and run["engine"]["platform"] == "CUDA"
+    assert run["unexplained"] == [] and run["selections"] == []
+
+
+def test_the_basic_logging_format_of_another_logger_is_not_sglangs(tmp_path):
+    log = write_log(tmp_path, "WARNING:urllib3.connectionpool:Retrying (Retry(total=4)) after connection broken\n"
+                              "WARNING:vllm.utils:Using default MoE kernel config\n")
+    assert all(r["engine"]["name"] != "sglang" for r in _runs(log))
+
+
+def test_sglangs_benchmark_script_lines_name_sglang():
+    # sglang-227: SGLang's fused-MoE benchmark quoted in a vLLM PR; BF16, so no kernel
+    (run,) = _runs(FIX / "sglang-227.log")
+    assert run["engine"]["name"] == "sglang" and run["selections"] == []
+    assert run["config"]["gpu"] == "NVIDIA_H20"

@@ -251,5 +251,5 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                engine=info, config=run.config, selections=selections, findings=fl,
                worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
-               unexplained=sorted(unexplained(run.events, ctx.rules, used, dropped) + ambiguous,
+               unexplained=sorted(unexplained(run.events, ctx.rules, used, dropped, ctx.packs.lexicon) + ambiguous,
                                   key=lambda u: u.line), serving_failure=crashed)

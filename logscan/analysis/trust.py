@@ -110,18 +110,23 @@ def _faster_method(pack: Pack, method: str, version: Optional[str]) -> Optional[
 
 
 def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
-                dropped: dict[tuple[int, str], str]) -> list[Unexplained]:
+                dropped: dict[tuple[int, str], str], lexicon=None) -> list[Unexplained]:
     """The events of a run that were noticed but not understood, in line order.
 
     ``used``: ``(line, rule)`` of events that gave a selection, a trusted finding, an
     attention choice or a run fact; ``dropped``: ``(line, rule)`` -> why a finding the line
-    states was not trusted.
+    states was not trusted. ``lexicon`` (patterns/lexicon.toml): an optional-package line
+    none of whose words is a kernel package there ('opentelemetry package is not installed,
+    tracing disabled', SGLang's tracing/trace.py) speaks of no kernel and is not listed.
     """
     out: list[Unexplained] = []
     seen: set = set()  # lines, and messages: a message every rank prints is listed once
     for ev in events:
         key = (ev.line, ev.rule)
         if key in used or ev.kind in _FACT_KINDS or ev.line in seen or ev.message in seen:
+            continue
+        if (ev.kind == "optional_package" and lexicon is not None and key not in dropped
+                and not _names_kernel_package(lexicon, ev.message)):
             continue
         cr = rules[ev.rule][0]
         why = dropped.get(key)
@@ -135,3 +140,17 @@ def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
         seen.update((ev.line, ev.message))
         out.append(Unexplained(line=ev.line, rule=ev.rule, kind=ev.kind, message=ev.message[:2000], why=why))
     return out
+
+
+#: the words of a line that could name a package (``flashinfer``, ``vllm._C``, ``deep-gemm``)
+_WORD = regex.compile(r"[A-Za-z_][\w.-]{1,60}")
+
+
+def _names_kernel_package(lexicon, message: str) -> bool:
+    """Whether a word of ``message`` is a package the lexicon ties to a kernel or a backend
+    (True when the lexicon has no package list: nothing to decide by)."""
+    for w in _WORD.findall(message):
+        verdict = kernel_package(lexicon, w.rstrip(".-"))
+        if verdict is None or verdict:
+            return True
+    return False

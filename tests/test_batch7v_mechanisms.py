@@ -87,3 +87,40 @@ def test_another_invalid_config_error_is_not_marlins(tmp_path):
     (run,) = _runs(log)
     assert run["unexplained"] == []
     assert run["start_failure"]["cause_line"] == 3
+
+
+# --- batch 7v-2: a vLLM environment block names the engine ----------------------------------
+
+def test_a_pasted_vllm_env_block_is_a_vllm_run():
+    # vllm-233: the reporter's DeepGEMM env vars, a condensed call chain and the CUDA driver error
+    (run,) = _runs(FIX / "vllm-233.log")
+    assert run["engine"]["name"] == "vllm"
+    assert run["selections"] == [] and run["findings"] == []  # env vars and flags are requests
+    assert run["start_failure"]["cause_line"] == 8
+
+
+def test_a_vllm_variable_named_in_prose_or_another_engine_names_no_engine(tmp_path):
+    log = write_log(tmp_path, "Set VLLM_MOE_USE_DEEP_GEMM=1 to enable it.\nSGLANG_USE_AITER=1\n")
+    assert all(r["engine"]["name"] != "vllm" for r in _runs(log))
+
+
+def test_before_and_after_moe_backend_lines_are_two_runs():
+    # vllm-232: the PR's Before (DeepGEMM) and After (Triton at TP=8) blocks, two worker pids
+    runs = _runs(FIX / "vllm-232.log")
+    assert [[(s["kernel"], s["cost_class"]) for s in r["selections"]] for r in runs] == [
+        [("DeepGEMM", "native")], [("Triton", "portable")]]
+    assert all(r["findings"] == [] for r in runs)
+
+
+def test_the_cpu_backends_kv_cache_default_names_the_cpu_platform():
+    # vllm-234: an offline CPU run's start with no 'Automatically detected platform' line
+    (run,) = _runs(FIX / "vllm-234.log")
+    assert run["engine"]["platform"] == "CPU"
+    assert run["engine"]["platform_source"] == "logged"
+
+
+def test_a_bad_cpu_kv_cache_value_names_no_platform(tmp_path):
+    log = write_log(tmp_path, "INFO 10-30 05:38:34 [utils.py:243] non-default args: {'model': 'x'}\n"
+                              "ERROR 10-30 05:38:41 [cpu.py:1] Invalid environment variable VLLM_CPU_KVCACHE_SPACE -1, "
+                              "expect a positive integer value.\n")
+    assert all(r["engine"]["platform"] is None for r in _runs(log))

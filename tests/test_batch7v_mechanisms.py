@@ -124,3 +124,19 @@ def test_a_bad_cpu_kv_cache_value_names_no_platform(tmp_path):
                               "ERROR 10-30 05:38:41 [cpu.py:1] Invalid environment variable VLLM_CPU_KVCACHE_SPACE -1, "
                               "expect a positive integer value.\n")
     assert all(r["engine"]["platform"] is None for r in _runs(log))
+
+
+# --- the API server's own process tag is a vLLM line prefix with its era ------------------------
+
+def test_api_server_traceback_lines_are_vllm_lines_of_their_era():
+    # vllm-225: '(APIServer pid=N)   File ...' lines only; before, no prefix and no era hint
+    (run,) = _runs(FIX / "vllm-225.log")
+    assert run["engine"]["identified_by"] == "line 1 carries the vLLM line prefix"
+    assert run["engine"]["release_range"] == ["0.10.2", "0.33.0"]
+
+
+def test_another_process_tag_is_no_vllm_prefix(tmp_path):
+    # Ray's generic actor tag names no engine; only vLLM's own process names do
+    log = write_log(tmp_path, "(RayTrainWorker pid=9)   File \"/opt/app/train.py\", line 3, in main\n"
+                              "(RayTrainWorker pid=9) RuntimeError: boom\n")
+    assert all(r["engine"]["name"] != "vllm" for r in _runs(log))

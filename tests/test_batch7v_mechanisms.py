@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import scan_json, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures" / "vllm"
@@ -140,3 +142,28 @@ def test_another_process_tag_is_no_vllm_prefix(tmp_path):
     log = write_log(tmp_path, "(RayTrainWorker pid=9)   File \"/opt/app/train.py\", line 3, in main\n"
                               "(RayTrainWorker pid=9) RuntimeError: boom\n")
     assert all(r["engine"]["name"] != "vllm" for r in _runs(log))
+
+
+# --- a restored pipeline remembers which engine a line prefix already named ------------------
+
+def _feed_all(pipe, lines):
+    out = []
+    for n, text in enumerate(lines, 1):
+        out += [r for _, r in pipe.feed(n, text, False) if r is not None]
+    return out
+
+
+def test_a_checkpoint_keeps_the_engines_a_prefix_named_and_old_state_files_still_restore():
+    import json
+
+    from logscan.pipeline import Pipeline
+
+    lines = (FIX / "vllm-220.log").read_text(encoding="utf-8").splitlines()
+    a = Pipeline(source="x")
+    _feed_all(a, lines[:3])
+    state = json.loads(json.dumps(a.checkpoint().to_json()))
+    assert state["prefix_named"] == ["vllm"]  # line 2's plumbing sentence named the engine
+    legacy = {k: v for k, v in state.items() if k != "prefix_named"}  # a state file from before
+    Pipeline(source="x").restore(legacy)
+    with pytest.raises(ValueError):
+        Pipeline(source="x").restore({**state, "prefix_named": "vllm"})

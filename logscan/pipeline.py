@@ -50,17 +50,22 @@ def _kept(ev: Event) -> dict:
 class Checkpoint:
     """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
 
-    __slots__ = ("_events", "_n", "formats", "context")
+    __slots__ = ("_events", "_n", "formats", "context", "named")
 
-    def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str]):
+    def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str],
+                 named: Optional[list[str]] = None):
         self._events, self._n, self.formats, self.context = events, n, formats, context
+        #: engines whose line prefix already named them in this input (``Matcher``: their identity
+        #: rules no longer read prefixed lines); without it a restore would name them again
+        self.named = list(named or [])
 
     def to_json(self) -> dict:
-        """``{"events": [...], "formats": {...}, "context": ...}``, what ``Pipeline.restore`` takes."""
+        """``{"events": [...], "formats": {...}, "context": ..., "prefix_named": [...]}``, what
+        ``Pipeline.restore`` takes."""
         return {"events": [{"event": {**ev.model_dump(mode="json"), **_kept(ev)},
                             "hint": list(hint)}
                            for ev, hint in self._events[: self._n]],
-                "formats": dict(self.formats), "context": self.context}
+                "formats": dict(self.formats), "context": self.context, "prefix_named": list(self.named)}
 
 
 class Pipeline:
@@ -169,7 +174,8 @@ class Pipeline:
         """
         if not self.quiescent:
             raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
-        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context)
+        named = sorted(e for e, src in self.matcher._prefix_named if src == self.source)
+        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named)
 
     def restore(self, state: dict) -> None:
         """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
@@ -187,10 +193,14 @@ class Pipeline:
             context = state.get("context")
             if context is not None and not isinstance(context, str):
                 raise ValueError(f"bad context {context!r}")
+            named = state.get("prefix_named", [])  # absent in a state file written before it
+            if not isinstance(named, list) or not all(isinstance(e, str) for e in named):
+                raise ValueError(f"bad prefix_named {named!r}")
         except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:  # pydantic's ValidationError is a ValueError
             raise ValueError(f"not a pipeline checkpoint: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.formats.update(formats)
         self.matcher.context = context
+        self.matcher._prefix_named.update((e, self.source) for e in named)
         for ev, hint in items:
             if ev.rule not in self.analyzer.rules:
                 continue  # a rule removed from the packs since the checkpoint

@@ -78,6 +78,12 @@ def outcome(run: RunState, pack: Pack,
             key = next(k for k, f in findings.items() if f is cause)
             findings[key] = cause.model_copy(update={"fatal": True})
         sf.cause_line, sf.cause = cause.line, clip(cause.evidence, 2000)
+    elif ev is None and sf.cause is None:
+        # the traceback's exception line was read by a kernel rule that states no finding (a
+        # kernel's own dispatch error, vllm.kernel.marlin-thread-config): still its cause
+        late = [e for e in run.events if e.line >= sf.line and exc.match(e.message)]
+        if late:
+            sf.cause_line, sf.cause = late[-1].line, clip(late[-1].message, 2000)
     return (None, sf) if serving else (sf, None)
 
 

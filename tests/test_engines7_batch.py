@@ -54,10 +54,22 @@ def test_the_failed_tensorrt_llm_start_fails_the_default_gate():
 
 
 def test_a_stated_cause_keeps_its_finding_rule():
-    # trtllm-121: 'No valid weight only groupwise GEMM tactic' is KERNEL_NOT_FOUND (40-build), read first
+    # trtllm-121: both what() lines state their cause, 'No valid weight only groupwise GEMM tactic'
+    # and 'No valid SQ GEMM tactic' (smoothQuantGemmPlugin.cpp): KERNEL_NOT_FOUND (40-build), read
+    # before the fatal-error rule, so an error finding, not a cause-less failed start
     (run,) = _runs(FIX / "trtllm" / "trtllm-121.log")
-    assert "KERNEL_NOT_FOUND" in _codes(run)
-    assert run["findings"][0]["line"] == 1 and run["start_failure"]["line"] == 3
+    assert _codes(run) == {"KERNEL_NOT_FOUND"} and run["findings"][0]["line"] == 1
+    assert run["start_failure"] is None
+
+
+def test_the_sq_and_per_channel_no_tactic_wordings_are_no_kernel(tmp_path):
+    log = write_log(tmp_path, "[TensorRT-LLM][INFO] Loaded engine size: 5446 MiB\n"
+                              "  what():  [TensorRT-LLM][ERROR] Assertion failed: No valid weight only per-channel GEMM "
+                              "tactic(It is usually caused by the failure to execute all candidate configurations of the "
+                              "CUTLASS kernel, please pay attention to the warning information when building the engine.)\n")
+    (run,) = _runs(log)
+    assert _codes(run) == {"KERNEL_NOT_FOUND"}
+    assert run["findings"][0]["kernel"] == "weight_only_quant_matmul_plugin"
 
 
 @pytest.mark.parametrize("text", [

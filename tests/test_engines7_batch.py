@@ -136,3 +136,33 @@ def test_another_old_cuda_check_error_is_no_arch_refusal(tmp_path):
                               "GGML_ASSERT: /source/llama.cpp/ggml-cuda.cu:7788: !\"CUDA error\"\n")
     (run,) = _runs(log)
     assert run["engine"]["name"] == "llamacpp" and "UNSUPPORTED_ON_ARCH" not in _codes(run)
+
+
+# --- LMDeploy: TurboMind's C++ failures are failed starts too --------------------------------
+
+def test_a_turbomind_assertion_is_a_failed_start():
+    # lmdeploy-140 (engines7b): 'RuntimeError: [TM][ERROR]  Assertion fail: .../bind.cpp:294'
+    (run,) = _runs(FIX / "lmdeploy" / "lmdeploy-140.log")
+    assert run["engine"]["name"] == "lmdeploy"
+    assert run["start_failure"]["line"] == 4 and run["start_failure"]["rule"] == "lmdeploy.run.tm-check-failed"
+
+
+def test_a_turbomind_terminate_with_no_traceback_is_a_failed_start(tmp_path):
+    log = write_log(tmp_path, "[TM][INFO] Barrier(2)\n"
+                              "terminate called after throwing an instance of 'std::runtime_error'\n"
+                              "  what():  [TM][ERROR] CUDA runtime error: an illegal memory access was encountered "
+                              "/lmdeploy/src/turbomind/utils/allocator.h:231\n")
+    runs = _runs(log)
+    assert [r["start_failure"]["rule"] for r in runs if r["start_failure"]] == ["lmdeploy.run.tm-check-failed"]
+
+
+@pytest.mark.parametrize("name, code", [("lmdeploy-113", "UNSUPPORTED_ON_ARCH"), ("lmdeploy-112", "KERNEL_NOT_FOUND")])
+def test_a_turbomind_failure_that_states_its_cause_keeps_its_finding(name, code):
+    (run,) = _runs(FIX / "lmdeploy" / f"{name}.log")
+    assert code in _codes(run) and run["start_failure"] is None
+
+
+def test_a_turbomind_warning_is_no_failure(tmp_path):
+    (run,) = _runs(write_log(tmp_path, "[WARNING] gemm_config.in is not found; using default GEMM algo\n"
+                                       "[TM][WARNING] Assertion fail: retried\n"))
+    assert run["engine"]["name"] == "lmdeploy" and run["start_failure"] is None

@@ -166,3 +166,32 @@ def test_a_turbomind_warning_is_no_failure(tmp_path):
     (run,) = _runs(write_log(tmp_path, "[WARNING] gemm_config.in is not found; using default GEMM algo\n"
                                        "[TM][WARNING] Assertion fail: retried\n"))
     assert run["engine"]["name"] == "lmdeploy" and run["start_failure"] is None
+
+
+# --- llama.cpp: ggml's abort ends the start, its stated cause is the failure's cause --------
+
+@pytest.mark.parametrize("name, line, cause", [
+    ("llamacpp-170", 3, 2),  # '<file>:87: ROCm error' abort after 'ROCm error: invalid device function'
+    ("llamacpp-178", 3, 1),  # old 'GGML_ASSERT: <file>:7788: !"CUDA error"' after 'CUDA error 98 at ...'
+    ("llamacpp-107", 5, 2),
+])
+def test_a_ggml_abort_is_a_failed_start_caused_by_the_arch_refusal(name, line, cause):
+    (run,) = _runs(FIX / "llamacpp" / f"{name}.log")
+    sf = run["start_failure"]
+    assert (sf["line"], sf["rule"], sf["cause_line"]) == (line, "llamacpp.run.ggml-abort", cause)
+    assert [f["fatal"] for f in run["findings"] if f["code"] == "UNSUPPORTED_ON_ARCH"] == [True]
+
+
+def test_a_ggml_assert_with_no_stated_cause_is_still_a_failed_start(tmp_path):
+    log = write_log(tmp_path, "llama_model_loader: loaded meta data with 20 key-value pairs\n"
+                              "/home/user/llama.cpp/ggml/src/ggml.c:3513: GGML_ASSERT(a->ne[2] == b->ne[0]) failed\n")
+    (run,) = _runs(log)
+    assert run["start_failure"]["line"] == 2 and run["start_failure"]["cause"] is None
+
+
+def test_a_ggml_abort_after_the_server_listened_is_a_failure_while_serving(tmp_path):
+    log = write_log(tmp_path, "llama_model_loader: loaded meta data with 20 key-value pairs\n"
+                              "main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
+                              "/home/user/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error\n")
+    (run,) = _runs(log)
+    assert run["start_failure"] is None and run["serving_failure"]["rule"] == "llamacpp.run.ggml-abort"

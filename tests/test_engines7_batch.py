@@ -195,3 +195,9 @@ def test_a_ggml_abort_after_the_server_listened_is_a_failure_while_serving(tmp_p
                               "/home/user/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error\n")
     (run,) = _runs(log)
     assert run["start_failure"] is None and run["serving_failure"]["rule"] == "llamacpp.run.ggml-abort"
+
+
+def test_the_rocm_refusal_line_alone_names_the_platform(tmp_path):
+    (run,) = _runs(write_log(tmp_path, "ROCm error: invalid device function\n"
+                                       "  current device: 0, in function ggml_cuda_compute_forward at ggml-cuda.cu:2519\n"))
+    assert _codes(run) == {"UNSUPPORTED_ON_ARCH"} and run["engine"]["platform"] == "ROCM"

@@ -2,8 +2,11 @@
 ``UNSUPPORTED_ON_ARCH`` (``patterns/findings.toml`` ``parent``), and ``--fail-on`` and gate
 policies that name the parent take the child too.
 
-Real log: fixtures/llamacpp/llamacpp-109.log (RTX 5090 D, compute capability 12.0, a build
-whose ``ARCHS`` stop at 900: ARCH_NOT_COMPILED, inferred; no line states a failure).
+Real logs: fixtures/llamacpp/llamacpp-109.log (RTX 5090 D, compute capability 12.0, a build whose
+``ARCHS`` stop at 900: only an older family, PTX_JIT_FALLBACK, inferred, no parent) and llamacpp-140
+(the official Windows release on sm89, ARCHS up to 750, working: the same inferred state). The child
+ARCH_NOT_COMPILED (nothing at or below the device) is checked on a Tesla P40 (sm61) against ARCHS
+750,800: no device code at all.
 """
 from __future__ import annotations
 
@@ -19,6 +22,19 @@ from logscan.packs.model import FindingsFile
 from tests.conftest import FIXTURES
 
 OLD_BUILD_5090 = str(FIXTURES / "llamacpp" / "llamacpp-109.log")
+WINDOWS_RELEASE_4060 = str(FIXTURES / "llamacpp" / "llamacpp-140.log")
+P40_ON_TURING_BUILD = (
+    "ggml_cuda_init: found 1 CUDA devices:\n"
+    "  Device 0: Tesla P40, compute capability 6.1, VMM: yes\n"
+    "system_info: n_threads = 16 | CUDA : ARCHS = 750,800 | USE_GRAPHS = 1 |\n"
+)
+
+
+@pytest.fixture()
+def p40_build(tmp_path):
+    p = tmp_path / "p40.log"
+    p.write_text(P40_ON_TURING_BUILD)
+    return str(p)
 
 
 def run(*args):
@@ -33,9 +49,18 @@ def test_the_child_names_its_parent():
     assert f.lineage("EMULATION") == ("EMULATION",)
 
 
-def test_real_log_reports_the_child():
-    doc = json.loads(run("scan", "--format", "json", OLD_BUILD_5090).stdout)
+def test_a_build_with_nothing_at_or_below_the_device_reports_the_child(p40_build):
+    doc = json.loads(run("scan", "--format", "json", p40_build).stdout)
     assert [x["code"] for r in doc["runs"] for x in r["findings"]] == ["ARCH_NOT_COMPILED"]
+
+
+@pytest.mark.parametrize("log", [OLD_BUILD_5090, WINDOWS_RELEASE_4060])
+def test_a_build_of_only_an_older_family_may_run_by_ptx_jit(log):
+    # the ARCHS list does not say whether the older arch's PTX is embedded (ggml's default build
+    # embeds it and works, llamacpp-140; a real-only build fails): a warning of its own, no refusal
+    doc = json.loads(run("scan", "--format", "json", log).stdout)
+    assert [x["code"] for r in doc["runs"] for x in r["findings"]] == ["PTX_JIT_FALLBACK"]
+    assert default_packs().findings.lineage("PTX_JIT_FALLBACK") == ("PTX_JIT_FALLBACK",)
 
 
 @pytest.mark.parametrize("fail_on,exit_code", [
@@ -43,20 +68,33 @@ def test_real_log_reports_the_child():
     ("ARCH_NOT_COMPILED", 1),
     ("EMULATION", 0),
 ])
-def test_fail_on_takes_children(fail_on, exit_code):
-    r = run("scan", "--fail-on", fail_on, OLD_BUILD_5090)
+def test_fail_on_takes_children(fail_on, exit_code, p40_build):
+    r = run("scan", "--fail-on", fail_on, p40_build)
     assert r.exit_code == exit_code, r.output
 
 
-def test_gate_policy_naming_the_parent_takes_the_child(tmp_path):
+@pytest.mark.parametrize("fail_on,exit_code", [("UNSUPPORTED_ON_ARCH", 0), ("ARCH_NOT_COMPILED", 0), ("PTX_JIT_FALLBACK", 1)])
+def test_a_filter_on_the_refusal_leaves_a_working_older_build_alone(fail_on, exit_code):
+    r = run("scan", "--fail-on", fail_on, WINDOWS_RELEASE_4060)
+    assert r.exit_code == exit_code, r.output
+
+
+def test_the_default_gate_does_not_fail_a_working_default_build():
+    r = run("gate", "--format", "json", "--today", "2026-06-01", WINDOWS_RELEASE_4060)
+    doc = json.loads(r.stdout)
+    verdicts = {c.get("code"): c["verdict"] for c in doc["gate"]["checks"]}
+    assert verdicts["PTX_JIT_FALLBACK"] == "pass"  # (the window's NO_KERNEL_SEEN still fails it: no kernel shown)
+
+
+def test_gate_policy_naming_the_parent_takes_the_child(tmp_path, p40_build):
     pol = tmp_path / "p.toml"
     pol.write_text('defaults = false\n[[rule]]\nlevel = "fail"\ncodes = ["UNSUPPORTED_ON_ARCH"]\nreason = "arch"\n')
-    r = run("gate", "--format", "json", "--today", "2026-06-01", "--policy", str(pol), OLD_BUILD_5090)
+    r = run("gate", "--format", "json", "--today", "2026-06-01", "--policy", str(pol), p40_build)
     doc = json.loads(r.stdout)
     failed = [c for c in doc["gate"]["checks"] if c["verdict"] == "fail"]
     assert [c["code"] for c in failed] == ["ARCH_NOT_COMPILED"] and r.exit_code == 1
     pol.write_text('defaults = false\n[[rule]]\nlevel = "fail"\ncodes = ["KERNEL_NOT_FOUND"]\nreason = "x"\n')
-    r = run("gate", "--format", "json", "--today", "2026-06-01", "--policy", str(pol), OLD_BUILD_5090)
+    r = run("gate", "--format", "json", "--today", "2026-06-01", "--policy", str(pol), p40_build)
     assert not [c for c in json.loads(r.stdout)["gate"]["checks"] if c["verdict"] == "fail"]
 
 

@@ -33,8 +33,9 @@ class ArchVerdict:
             return (f"device sm{self.device} (cc {self.device // 10}.{self.device % 10}); the build compiled "
                     f"{lst}: nothing at or below the device, so its kernels have no device code")
         return (f"device sm{self.device} (cc {self.device // 10}.{self.device % 10}); the build compiled {lst}: "
-                f"nothing of the sm{self.device // 10}x family, so the sm{self.runs} code (or its PTX, JIT-compiled) "
-                f"runs and kernels chosen by __CUDA_ARCH__ follow sm{self.runs}")
+                f"nothing of the sm{self.device // 10}x family, so only the sm{self.runs} code can run, as PTX "
+                f"JIT-compiled at first launch (if the build embedded it: CUDA runs no older major's device code), "
+                f"and kernels chosen by __CUDA_ARCH__ follow sm{self.runs}")
 
 
 def parse_compiled(text: str, scale: int) -> tuple[int, ...]:

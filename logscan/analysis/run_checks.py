@@ -83,7 +83,10 @@ def arch_check(ctx: Analyzer, run: RunState, pack: Pack, add_finding, present: f
         return
     ev = next((e for e in reversed(run.events)
                if ac.compiled_fact in ctx.rules[e.rule][0].rule.sets), run.events[-1])
-    add_finding(ac.finding, ev, ev.rule, reasons=[verdict.reason], inferred=True, basis="compiled_archs")
+    # nothing at or below the device: no device code at all (a refusal); an older family only: its
+    # PTX may run, JIT-compiled (pack ``older_family_finding``, no refusal of its own)
+    code = ac.older_family_finding if verdict.runs is not None and ac.older_family_finding else ac.finding
+    add_finding(code, ev, ev.rule, reasons=[verdict.reason], inferred=True, basis="compiled_archs")
 
 
 def judged_machine(ctx: Analyzer, run: RunState):

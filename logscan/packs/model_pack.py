@@ -124,6 +124,11 @@ class ArchCheck(_Strict):
     compiled_fact: str = "compiled_archs"  #: run fact holding the compiled list, e.g. ``750,900,1200``
     compiled_scale: int = spec(default=10, ge=1)  #: compiled value = cc digits x this
     finding: str = "ARCH_NOT_COMPILED"
+    #: the code when the device's family is missing but an older arch is compiled: CUDA runs no
+    #: older major's device code, yet a build that embedded that arch's PTX JIT-compiles it (ggml's
+    #: default non-native list carries 75/80/90-virtual), so such a build may well work, on the older
+    #: arch's code path. Empty: ``finding`` for both cases.
+    older_family_finding: str = ""
     #: build flags (ladder ``build`` terms) that hold when a compiled arch (cc digits) is in [lo, hi)
     build_flags: dict[str, list[int]] = _field(default_factory=dict)
 

@@ -231,6 +231,9 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
         if failure is not None:  # why, in the engine's own words (the report's headline)
             describe(failure, run, ctx.rules, ctx.packs.lexicon, ladder_names(pack, info.ladder_version),
                      findings.items.values())
+            if failure.failing_kernel and failure.failing_kernel_line == failure.cause_line:
+                # the exception is read: it is the failure's cause and names its kernel
+                used.update((e.line, e.rule) for e in run.events if e.line == failure.cause_line)
     if start_failure is not None:
         run_parts.unconfirmed(selections, start_failure)
     for sel, hint in ([] if failed else infer_selections(

@@ -194,13 +194,7 @@ class StartFailure(PlainModel):
     e.g. vLLM ``EngineCore failed to start.`` (v1/engine/core.py, 0.8 ->), ``WorkerProc failed
     to start.`` (v1/executor/multiproc_executor.py); SGLang ``Scheduler hit an exception``.
     ``cause_line``/``cause``: the raised exception the log gives for it, when one is recognised.
-    The rest says WHY in the engine's own words (``analysis/failhead.py``, docs/lifecycle.md):
-    ``headline`` is what a report leads with: the exception (``RuntimeError: Invalid thread
-    config: ...``) when the log kept one, else the engine's own failure line, else that the log
-    holds no exception line; ``exception_type`` is the exception's class (``RuntimeError``);
-    ``traceback_line`` the line the traceback began (its header, or the first frame a window
-    kept); ``failing_kernel`` the kernel or op the exception or the traceback's innermost frames
-    name (``Marlin``), with its line and the reason it was linked (``failing_kernel_why``).
+    The rest says why, in the engine's words: ``analysis/failhead.describe`` (docs/lifecycle.md).
     """
 
     line: int
@@ -215,31 +209,6 @@ class StartFailure(PlainModel):
     failing_kernel: Optional[str] = None
     failing_kernel_line: Optional[int] = None
     failing_kernel_why: Optional[str] = None
-
-    def head(self) -> tuple[int, str]:
-        """``(line, words)`` a report leads with: the headline and its line (the exception's when
-        the log kept one); a report read back from an older JSON without ``headline`` gives the
-        cause, else the evidence."""
-        if self.headline:
-            return (self.cause_line if self.cause_line is not None else self.line), self.headline
-        if self.cause:
-            return self.cause_line or self.line, self.cause
-        return self.line, self.evidence
-
-    def kernel_words(self) -> str:
-        """``failing kernel: Marlin (why)``, or "" when no kernel is linked to the failure."""
-        if not self.failing_kernel:
-            return ""
-        return f"failing kernel: {self.failing_kernel}" + (f" ({self.failing_kernel_why})" if self.failing_kernel_why else "")
-
-    def where_words(self) -> str:
-        """Where the failure began when that is not the headline's line: ``traceback from line 2:
-        <its first line>`` or ``engine line 9: EngineCore failed to start.``; "" otherwise."""
-        line, _ = self.head()
-        if self.line == line:
-            return ""
-        what = "traceback from line" if self.traceback_line == self.line else "engine line"
-        return f"{what} {self.line}: {self.evidence}"
 
 
 @plain

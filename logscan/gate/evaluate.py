@@ -332,7 +332,9 @@ def _did_not_start(n: int, sf) -> str:
     """The START_FAILED check's message: why, in the engine's words (``StartFailure.head``: the
     exception, else its failure line, else "no exception line in the log"), the failing kernel
     when one is linked, and where the failure began."""
-    line, words = sf.head()
-    extra = [x for x in (sf.kernel_words(), sf.where_words()) if x]
+    from ..formats.failure import head, kernel_words, where_words
+
+    line, words = head(sf)
+    extra = [x for x in (kernel_words(sf), where_words(sf)) if x]
     return (f"run {n}: the engine did not start: {clip(words, 200)} (line {line}"
             + "".join(f"; {clip(x, 200)}" for x in extra) + ")")

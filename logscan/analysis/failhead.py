@@ -131,6 +131,24 @@ def _engine_cause(run: RunState, sf: StartFailure) -> Optional[tuple[int, str]]:
     return (after[0].line, after[0].message) if after else None
 
 
+#: how many lines below an exception line whose message ends in ":" its message may go on
+CONTINUED = 6
+
+
+def _continued(sf: StartFailure, findings: list[Finding]) -> str:
+    """The rest of an exception whose first line only opens its message (``CompilationError: at
+    1:0:``): a finding the log states within ``CONTINUED`` lines below it (vllm-025's
+    ``ValueError("type fp8e4nv not supported in this architecture ...")``), as `` … <its words>
+    (line N)``; "" otherwise."""
+    if sf.cause is None or sf.cause_line is None or not sf.cause.rstrip().endswith(":"):
+        return ""
+    below = [f for f in findings if not f.inferred and sf.cause_line < f.line <= sf.cause_line + CONTINUED]
+    if not below:
+        return ""
+    f = min(below, key=lambda x: x.line)
+    return f" … {clip(f.evidence.strip(), 300)} (line {f.line})"
+
+
 def _block_start(lines: list[int], end: int) -> Optional[int]:
     """First line of the block of traceback lines that ends at or before ``end`` (lines at most
     ``GAP`` apart: a frame, its code line and a caret line), or None when none is near ``end``."""
@@ -178,7 +196,7 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
     frames = [e for e in tb if frame_parts(e.message) and (sf.traceback_line or 0) <= e.line <= end]
     if sf.cause is not None:
         sf.exception_type = exception_type(sf.cause)
-        sf.headline = sf.cause.strip() + note
+        sf.headline = sf.cause.strip() + _continued(sf, findings) + note
     else:
         last = frames[-1] if frames else None
         fn = f"; its last frame, line {last.line}, is in {frame_parts(last.message)[1]}" if last else ""

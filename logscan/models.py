@@ -194,6 +194,7 @@ class StartFailure(PlainModel):
     e.g. vLLM ``EngineCore failed to start.`` (v1/engine/core.py, 0.8 ->), ``WorkerProc failed
     to start.`` (v1/executor/multiproc_executor.py); SGLang ``Scheduler hit an exception``.
     ``cause_line``/``cause``: the raised exception the log gives for it, when one is recognised.
+    The rest says why, in the engine's words: ``analysis/failhead.describe`` (docs/lifecycle.md).
     """
 
     line: int
@@ -202,6 +203,12 @@ class StartFailure(PlainModel):
     process: Optional[str] = None
     cause_line: Optional[int] = None
     cause: Optional[str] = None
+    headline: str = ""
+    exception_type: Optional[str] = None
+    traceback_line: Optional[int] = None
+    failing_kernel: Optional[str] = None
+    failing_kernel_line: Optional[int] = None
+    failing_kernel_why: Optional[str] = None
 
 
 @plain

@@ -37,9 +37,23 @@ def test_fp8_marlin_frame_gives_the_weight_only_finding():
     assert ("WEIGHT_ONLY_SUBSTITUTION", 4) in codes
 
 
-def test_ambiguous_apply_frame_is_not_understood_never_silent():
+def test_op_frame_of_the_selected_kernel_corroborates_it():
+    # gptq_marlin_gemm (line 6) is Marlin's op (lexicon [[kernel]] aliases): under the Marlin
+    # selection of line 4 it is corroboration, not a "not understood" line
     run = _run()
-    assert [(u.line, u.rule) for u in run.unexplained] == [(6, "vllm.frame.kernel-apply")]
+    assert run.unexplained == []
+    assert "corroborated by a traceback frame (line 6, in gptq_marlin_gemm, an op of Marlin)" in run.selections[0].reasoning
+
+
+def test_ambiguous_apply_frame_alone_is_not_understood_never_silent(tmp_path):
+    # the same window without the apply_fp8_marlin_linear frame: no selection for the op frame to
+    # corroborate, so it stays listed (the frame alone does not say which format Marlin served)
+    lines = LOG.read_text().splitlines()
+    log = tmp_path / "op-only.log"
+    log.write_text("\n".join(ln for ln in lines if "apply_fp8_marlin_linear" not in ln) + "\n")
+    run = scan_inputs([str(log)]).runs[0]
+    assert run.selections == []
+    assert [(u.message.split(" in ")[-1], u.rule) for u in run.unexplained] == [("gptq_marlin_gemm", "vllm.frame.kernel-apply")]
 
 
 def test_failed_start_still_rests_on_the_other_traceback_lines():

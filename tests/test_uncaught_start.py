@@ -55,7 +55,10 @@ def test_build_setting_of_a_failed_build_is_unconfirmed():
 
 def test_unexplained_names_the_failed_start():
     r = run("scan", "--unexplained", str(DATA / "vllm-25909.log"))
-    assert "start(s) FAILED" in r.stderr and "START_FAILED" in r.stderr
+    assert "run 1 start FAILED (START_FAILED)" in r.stderr and "failing kernel: CUTLASS" in r.stderr
+    # its two cutlass_scaled_mm frames are kernel-relevant (vllm.frame.kernel-apply) and no selection
+    # says which CUTLASS rung served: listed, never silent (docs/traceback-frames.md)
+    assert [ln.split("\t")[0].rsplit(":", 1)[1] for ln in r.stdout.splitlines()] == ["3", "6"]
 
 
 def _lines(log):

@@ -24,6 +24,8 @@ from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
 from .trust import judge, unexplained
+from .failhead import describe, ladder_names
+from .frames import corroborate
 from .uncaught import seen_in_traceback
 
 if TYPE_CHECKING:
@@ -223,7 +225,15 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     # a start that a line says failed (an error finding) ran no kernel: nothing to infer
     failed = start_failure is not None or any(
         f.severity == Severity.error and not f.inferred for f in findings.items.values())
-    seen_in_traceback(selections)
+    seen_in_traceback(selections, ctx.rules)
+    corroborate(run.events, ctx.rules, selections, used, ctx.packs.lexicon)
+    for failure in (start_failure, crashed):
+        if failure is not None:  # why, in the engine's own words (the report's headline)
+            describe(failure, run, ctx.rules, ctx.packs.lexicon, ladder_names(pack, info.ladder_version),
+                     findings.items.values())
+            if failure.failing_kernel and failure.failing_kernel_line == failure.cause_line:
+                # the exception is read: it is the failure's cause and names its kernel
+                used.update((e.line, e.rule) for e in run.events if e.line == failure.cause_line)
     if start_failure is not None:
         run_parts.unconfirmed(selections, start_failure)
     for sel, hint in ([] if failed else infer_selections(

@@ -24,9 +24,18 @@ import regex
 
 from ..formats.clip import clip
 from ..models import StartFailure
+from ..packs.model_rules import FRAME_SHAPE
 from .lifecycle import last_progress, recovered_after
 from .runstate import RunState
 
+#: a traceback frame line (``packs.model_rules.FRAME_SHAPE``)
+_FRAME = regex.compile(FRAME_SHAPE)
+#: the kinds a frame rule may have (``Rule.frame`` validation)
+_FRAME_KINDS = frozenset({"linear_kernel", "moe_kernel", "fallback_warning"})
+#: levels of a traceback line that say the process raised (``99-uncaught.toml`` rules' ``levels``)
+_ERROR_LEVELS = frozenset({"error", "err", "e", "critical", "crit", "fatal", "f"})
+#: event kinds whose line is no raised exception even when it reads like one
+_NOT_EXCEPTION = frozenset({"ready", "progress", "identity", "start_failure", "version", "run_start"})
 #: the last line of a Python traceback (``KeyError: 'type'``, ``torch.OutOfMemoryError: ...``)
 _EXCEPTION = regex.compile(r"^\s{0,8}(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception|Interrupt|Exit)\b:?")
 
@@ -40,6 +49,11 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
     event after it) or survived (``lifecycle.last_progress``).
     """
     tb = [e for e in run.events if e.kind == "uncaught"]
+    # a frame a frame rule read (``File ".../rocm_aiter_fused_moe.py", line N, in
+    # rocm_aiter_fused_experts``) is a line of the same traceback: the failure may begin there
+    # (logged at an error level, or with no level: a frame at WARNING was recovered from)
+    tb = sorted(tb + [e for e in run.events if e.kind in _FRAME_KINDS and _FRAME.match(e.message)
+                      and (not e.level or e.level.lower() in _ERROR_LEVELS)], key=lambda e: e.line)
     if not tb:
         return None
     # a traceback followed by a ready line was recovered from; one whose process then went on
@@ -52,35 +66,46 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
     if first is None:
         return None
     tb = [e for e in tb if e.line >= first.line]
-    sf = StartFailure(line=first.line, evidence=clip(first.message, 2000), rule=first.rule,
-                      process=first.process)
-    exc = [e for e in tb if _EXCEPTION.match(e.message)]
+    # ``traceback_line``: the failure is read from the traceback that begins here (``is_uncaught``),
+    # also when its first line is a frame a frame rule read (``rule`` is then that rule)
+    sf = StartFailure(line=first.line, evidence=clip(first.message, 2000), rule=first.rule, process=first.process,
+                      traceback_line=first.line)
+    # the exception line: an ``uncaught`` event, or a line another rule read first (a grammar
+    # shape took TGI's "NotImplementedError: Sharded Llama requires Flash Attention ...")
+    exc = [e for e in run.events if e.line >= first.line and _EXCEPTION.match(e.message)
+           and (e.kind == "uncaught" or e.kind not in _NOT_EXCEPTION)]
     if exc:
         sf.cause_line, sf.cause = exc[-1].line, clip(exc[-1].message, 2000)
     return sf
 
 
 def is_uncaught(sf: StartFailure) -> bool:
-    """Whether ``sf`` was read from an uncaught traceback (a rule ``<engine>.uncaught.*``), not
+    """Whether ``sf`` was read from an uncaught traceback (a rule ``<engine>.uncaught.*``, or a
+    traceback that begins at its own line: ``uncaught_start_failure`` sets ``traceback_line``), not
     from an engine line saying its start failed."""
-    return ".uncaught." in sf.rule
+    return ".uncaught." in sf.rule or (sf.traceback_line is not None and sf.traceback_line == sf.line)
 
 
-#: rule-id segment of a rule that reads a traceback frame in a kernel's apply path as a selection
-#: (``patterns/<engine>/rules/25-frames.toml``, docs/traceback-frames.md)
-FRAME = ".frame."
-#: ``Selection.reasoning`` prefix of a selection read from such a frame (``formats/text.py`` marks it)
+#: ``Selection.reasoning`` prefix of a selection read from a traceback frame, or corroborated by one
+#: (``formats/text.py`` marks it)
 TRACEBACK = "traceback:"
 
 
-def seen_in_traceback(selections: list) -> None:
-    """Mark each selection first read from a traceback frame (a rule ``<engine>.frame.*``).
+def seen_in_traceback(selections: list, rules: Optional[dict] = None) -> None:
+    """Mark each selection first read from a traceback frame (a rule with ``frame = true``,
+    ``frames.is_frame_rule``).
 
     A frame ``File "...", line N, in apply_fp8_marlin_linear`` says the function ran: the
     process raised inside it. Such a selection is evidence the kernel executed, not only that
     it was chosen, so a failed start leaves it confirmed (``run_parts.unconfirmed`` skips it).
+    ``rules``: rule id -> ``(CompiledRule, Pack)``; without it only the deprecated ``.frame.``
+    id segment tells a frame rule.
     """
+    from .frames import FRAME_ID, is_frame_rule
+
     for s in selections:
-        if FRAME in s.rule and not (s.reasoning or "").startswith(TRACEBACK):
+        cr = (rules or {}).get(s.rule)
+        frame = is_frame_rule(cr[0].rule) if cr is not None else FRAME_ID in s.rule
+        if frame and not (s.reasoning or "").startswith(TRACEBACK):
             why = f"{TRACEBACK} its apply path is a frame of a traceback (line {s.line}): the kernel ran, the process raised inside it"
             s.reasoning = why + (f"; {s.reasoning}" if s.reasoning else "")

@@ -190,12 +190,23 @@ def explain(kernel, engine_version, fmt):
         full = kernel.strip().lower()
         rows = [r for r in _explain(packs, kernel.split(" (", 1)[0].strip())
                 if full in (r["kernel"].lower(), r["registry"].lower())]
+    alias_of = None
+    if not rows:  # an op / function name of a kernel (gptq_marlin_gemm is Marlin's: lexicon aliases)
+        from ..analysis.frames import kernel_alias
+
+        alias_of = kernel_alias(packs.lexicon, kernel)
+        rows = _explain(packs, alias_of) if alias_of else []
     if engine_version:
         pins = _engine_releases(packs, engine_version)
         rows = [r for r in rows if pins.get(r.get("engine")) == r.get("ladder_version")]
     rows = group_rows(rows, packs)
-    click.echo(json.dumps({"kernel": kernel, "ladders": rows}, indent=2) + "\n" if fmt == "json"
-               else render_explain(kernel, [dict(r, ladder_version=r["releases"]) for r in rows]), nl=False)
+    if fmt == "json":
+        click.echo(json.dumps({"kernel": kernel, **({"alias_of": alias_of} if alias_of else {}), "ladders": rows},
+                              indent=2) + "\n", nl=False)
+    else:
+        if alias_of:
+            click.echo(f"{kernel}: an op of {alias_of} (patterns/lexicon.toml [[kernel]] aliases)")
+        click.echo(render_explain(alias_of or kernel, [dict(r, ladder_version=r["releases"]) for r in rows]), nl=False)
     if not rows:  # an unknown name is not an answer: a script must not read it as one
         from ..analysis.explain import close_names
 

@@ -58,10 +58,13 @@ def _failed(report, fail_on: set[str]) -> list[str]:
                  for r in report.runs if not r.selections]
     from ..packs.loader import default_packs
 
+    from ..formats.failure import head
+
     lineage = default_packs().findings.lineage  # a parent code (UNSUPPORTED_ON_ARCH) takes its children
     for run in report.runs:
         if "START_FAILED" in fail_on and run.start_failure is not None:
-            hits.append(f"run {run.index + 1}: START_FAILED (line {run.start_failure.line})")
+            hits.append(f"run {run.index + 1}: START_FAILED (line {run.start_failure.line}): "
+                        f"{head(run.start_failure)[1][:160]}")
         for s in run.selections:
             if s.cost_class.value in fail_on:
                 hits.append(f"run {run.index + 1}: {s.kernel} is {s.cost_class.value} (line {s.line})")
@@ -133,10 +136,14 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
         if not lines:  # silence must not read as "nothing was there"
             click.echo(f"logscan: no kernel-relevant line left unexplained ({len(report.runs)} run(s) read)"
                        + (f", but {len(failed)} start(s) FAILED" if failed else ""), err=True)
+        from ..formats.failure import head, kernel_words
+
         for run in failed:  # a traceback's kernel frames are explained by the failed start, not by nothing
             sf = run.start_failure
-            click.echo(f"logscan: {run.source}:{sf.line}: run {run.index + 1} start FAILED (START_FAILED)"
-                       + (f", cause line {sf.cause_line}: {sf.cause[:200]}" if sf.cause_line else "")
+            hl, words = head(sf)
+            click.echo(f"logscan: {run.source}:{sf.line}: run {run.index + 1} start FAILED (START_FAILED): "
+                       f"line {hl}: {words[:200]}"
+                       + (f"; {kernel_words(sf)[:200]}" if sf.failing_kernel else "")
                        + "; its traceback lines are the evidence", err=True)
     else:
         click.echo(render(fmt, report), nl=False)

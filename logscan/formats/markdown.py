@@ -57,6 +57,14 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
             out.append(f"| {run.index + 1} | {cell(s.family)} | {cell(s.kernel + selection_mark(s))} | {rung} | {s.cost_class.value} "
                        f"| {cell(run.source, 60)}:{s.line} |")
+    from .failure import head, kernel_words, where_words
+
+    for run in report.runs:  # why a start failed, in the engine's words (the exception first)
+        for f, what in ((run.start_failure, "start FAILED"), (run.serving_failure, "failed WHILE SERVING")):
+            if f is not None:
+                line, words = head(f)
+                extra = "".join(f" — {cell(x, 300)}" for x in (kernel_words(f), where_words(f)) if x)
+                out += ["", f"**run {run.index + 1}: {what}** at {cell(run.source, 60)}:{line}: {cell(words, 300)}{extra}"]
     if gate is not None:
         bad = sorted((c for c in gate.checks if c.verdict != Verdict.passed or c.allowance is not None),
                      key=lambda c: VERDICT_ORDER[c.verdict])

@@ -41,6 +41,22 @@ def selection_mark(s) -> str:
 PARALLEL_SHOWN = ("pp", "dp", "ep")
 
 
+def failure_lines(f, what: str = "start FAILED") -> list[str]:
+    """A failed start (or a failure while serving: ``what``) as report lines: the headline (the
+    exception, else the engine's failure line, else "no exception line in the log") at its line,
+    then the failing kernel and where the failure began (``StartFailure.head``, ``kernel_words``,
+    ``where_words``); each cut to 300 characters with a visible mark."""
+    from .failure import head, kernel_words, where_words
+
+    line, words = head(f)
+    tag = " (the server had come up; not START_FAILED)" if what != "start FAILED" else ""
+    out = [f"  {what} at line {line}{tag}: {clip(words, 300)}"]
+    for extra in (kernel_words(f), where_words(f)):
+        if extra:
+            out.append(f"      {clip(extra, 300)}")
+    return out
+
+
 #: How an engine is named in prose.
 def _title(engine: str) -> str:
     """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
@@ -88,17 +104,10 @@ def _run(run: Run) -> list[str]:
     qsrc = c.extra.get("quantization_source")
     if qsrc:  # an engine that never logs its effective quantization (pack quantization_unlogged)
         out.append(f"  quant    {qsrc[:400]}")
-    sf = run.start_failure
-    if sf is not None:
-        out.append(f"  start FAILED at line {sf.line}: {clip(sf.evidence, 300)}")
-        if sf.cause_line is not None:
-            out.append(f"      cause (line {sf.cause_line}): {clip(sf.cause or '', 300)}")
-    cf = run.serving_failure
-    if cf is not None:  # the server had come up: not a failed start (docs/lifecycle.md)
-        out.append(f"  failed WHILE SERVING at line {cf.line} (the server had come up; not START_FAILED): "
-                   f"{clip(cf.evidence, 300)}")
-        if cf.cause_line is not None:
-            out.append(f"      cause (line {cf.cause_line}): {clip(cf.cause or '', 300)}")
+    for failure, what in ((run.start_failure, "start FAILED"),
+                          (run.serving_failure, "failed WHILE SERVING")):
+        if failure is not None:  # the exception first, in the engine's words (docs/lifecycle.md)
+            out += failure_lines(failure, what)
     if run.selections:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:

@@ -352,12 +352,16 @@ def new_side_failures(report: Report) -> list[dict]:
     index, ``what``: ``start FAILED`` or ``FAILED while serving``, ``line``, ``evidence``): a start
     whose kernels equal the baseline's but that crashed is a regression the families cannot show."""
     from ..formats.clip import clip
+    from ..formats.failure import head
 
     out = []
     for run in report.runs:
         for what, f in (("start FAILED", run.start_failure), ("FAILED while serving", run.serving_failure)):
             if f is not None:
-                out.append({"run": run.index + 1, "what": what, "line": f.line, "evidence": clip(f.evidence, 120)})
+                hl, words = head(f)
+                out.append({"run": run.index + 1, "what": what, "line": f.line, "evidence": clip(f.evidence, 120),
+                            "headline": clip(words, 300), "headline_line": hl,
+                            "failing_kernel": f.failing_kernel})
     return out
 
 
@@ -373,5 +377,10 @@ def require_selection(path: str, report: Report) -> None:
     failed = [run for run in report.runs if run.start_failure is not None]
     if failed:  # its kernels never served: comparing with them would pass a start that is as broken
         run = failed[0]
-        raise SideError(f"{path}: baseline run {run.index + 1} is a failed start (line {run.start_failure.line}: "
-                        f"{clip(run.start_failure.evidence, 120)}); a baseline must be a known-good start")
+        from ..formats.failure import head
+
+        sf = run.start_failure
+        hl, words = head(sf)
+        why = f": {clip(words, 160)} (line {hl})" if sf.cause else ""  # the exception, in the engine's words
+        raise SideError(f"{path}: baseline run {run.index + 1} is a failed start (line {sf.line}: "
+                        f"{clip(sf.evidence, 120)}){why}; a baseline must be a known-good start")

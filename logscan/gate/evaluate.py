@@ -168,8 +168,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
         sf = run.start_failure
         if sf is not None:
             c = Check(kind="start_failure", code=START_FAILED, name=f"{START_FAILED} run {n}",
-                      message=f"run {n}: the engine did not start (line {sf.line}: {clip(sf.evidence, 200)})"
-                              + (f"; cause line {sf.cause_line}" if sf.cause_line else ""),
+                      message=_did_not_start(n, sf),
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sf.line, run=n,
                       engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])
             checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today, rel))
@@ -337,3 +336,15 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
             keep.message += "; also " + "; ".join(f"{o.code}: {what[o.code]} ({o.verdict.value})" for o in rest)
         out.append(keep)
     return out
+
+
+def _did_not_start(n: int, sf) -> str:
+    """The START_FAILED check's message: why, in the engine's words (``StartFailure.head``: the
+    exception, else its failure line, else "no exception line in the log"), the failing kernel
+    when one is linked, and where the failure began."""
+    from ..formats.failure import head, kernel_words, where_words
+
+    line, words = head(sf)
+    extra = [x for x in (kernel_words(sf), where_words(sf)) if x]
+    return (f"run {n}: the engine did not start: {clip(words, 200)} (line {line}"
+            + "".join(f"; {clip(x, 200)}" for x in extra) + ")")

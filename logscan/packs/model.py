@@ -12,8 +12,8 @@ lexicon), ``model_pack`` (``pack.toml``), ``model_ladders`` (ladders, schemes) a
 
 from .model_base import _Strict
 from .model_rules import (
-    CodeInfo, Continuation, FindingsFile, KernelPackages, LexiconFile, LexiconName, Rule, RuleFile,
-    RuleKind,
+    CodeInfo, Continuation, FindingsFile, KernelPackages, LexiconFailing, LexiconFile, LexiconKernel, LexiconName,
+    Rule, RuleFile, RuleKind,
 )
 from .model_pack import (
     ArchCheck, FasterMethod, NameCost, NoiseLine, OpaqueLine, PackFile, PackMeta, PlatformHint,
@@ -30,4 +30,5 @@ __all__ = [
     "PackFile", "GateKind", "GateTerm", "LadderKernel", "Registry", "LadderFile", "CodeInfo",
     "FindingsFile", "SchemeEngine", "Scheme", "SchemeFile", "Predicate", "ChainStep", "Chain", "Outcome",
     "InferSpec", "Tell", "InferFile", "MatrixFile", "LexiconName", "KernelPackages", "LexiconFile",
+    "LexiconKernel", "LexiconFailing",
 ]

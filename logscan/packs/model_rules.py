@@ -91,6 +91,31 @@ class Rule(_Strict):
     #: message continued after ``\r\n``): read through the real reader, prefix parser and
     #: matcher, each must yield an event of this rule
     line_examples: list[str] = _field(default_factory=list)
+    #: the line is a frame of a Python traceback (``File "...", line N, in f``) in a kernel's
+    #: apply path or op: that kernel ran, the process raised inside it (docs/traceback-frames.md).
+    #: With ``family`` and ``kernel`` it is a selection seen in a traceback; without ``family``
+    #: it is kernel-relevant evidence of the kernel ``kernel`` names (or, unset, the kernel the
+    #: lexicon's ``[[kernel]]`` aliases give the frame's function): corroboration of a selection
+    #: of that kernel, else "not understood". The former id convention (a ``.frame.`` segment) is
+    #: read as ``frame = true`` only as a deprecated fallback (``analysis/frames.is_frame_rule``)
+    frame: bool = False
+
+    @after_check
+    def _frame_shape(self) -> "Rule":
+        if not self.frame:
+            return self
+        import re
+
+        if self.kind not in ("linear_kernel", "moe_kernel", "fallback_warning"):
+            raise ValueError(f"rule {self.id}: a frame rule must be of a kernel kind (linear_kernel, moe_kernel, "
+                             f"fallback_warning), not {self.kind!r}")
+        if bool(self.family) != bool(self.kernel) and self.family:
+            raise ValueError(f"rule {self.id}: a frame rule with a family must name its kernel")
+        for ex in self.examples:
+            if not re.match(FRAME_SHAPE, ex):
+                raise ValueError(f"rule {self.id}: frame example {ex!r} is no traceback frame "
+                                 "('File \"...\", line N, in f')")
+        return self
 
     @field_check("id")
     def _id_shape(cls, v: str) -> str:
@@ -99,6 +124,11 @@ class Rule(_Strict):
         if not re.fullmatch(r"[a-z0-9]+(?:[.-][a-z0-9_]+)+", v):
             raise ValueError(f"rule id {v!r} must look like 'engine.family.name' (lowercase)")
         return v
+
+
+#: a CPython traceback frame (``traceback.format_list``: ``  File "<path>", line <n>, in <function>``),
+#: with the optional prefix a log window keeps before it; ``path`` and ``function`` are its parts
+FRAME_SHAPE = r'^.{0,300}?\bFile "(?P<path>[^"]{1,500})", line \d{1,7}, in (?P<function>[^\s(]{1,160})'
 
 
 @strict
@@ -186,8 +216,44 @@ class KernelPackages(_Strict):
 
 
 @strict
+class LexiconKernel(_Strict):
+    """One kernel as an operator names it, and the names that are its own (``patterns/lexicon.toml``
+    ``[[kernel]]``): the op and function names of its apply path (``gptq_marlin_gemm`` is Marlin's),
+    the shape of any name of it, and the wording of its own errors. A failed start's exception or
+    innermost traceback frames that name it make it the failing kernel (``analysis/failhead.py``);
+    ``logscan explain`` resolves an alias to it; a traceback frame in one of its ops corroborates a
+    selection of it (``analysis/frames.py``)."""
+
+    name: str = spec(min_length=2)  #: as the ladders and reports name it (``Marlin``, ``CUTLASS``)
+    pattern: str  #: regex over a kernel, op or function name of it (``(?i)marlin``)
+    aliases: list[str] = _field(default_factory=list)  #: op / function names of it, as the engines' sources spell them
+    says: str = ""  #: regex over an exception message that is its own wording without naming it
+    #: top-level Python packages that are the kernel's own library (``flashinfer``, ``deep_gemm``):
+    #: a traceback frame in a file under one of them is in that kernel's code
+    modules: list[str] = _field(default_factory=list)
+    source: str = spec(min_length=10)  #: where the names come from (engine, file, release)
+    examples: list[str] = spec(min_length=1)  #: names ``pattern`` matches
+    counter_examples: list[str] = _field(default_factory=list)  #: names it must not match
+    says_examples: list[str] = _field(default_factory=list)  #: messages ``says`` matches
+
+
+@strict
+class LexiconFailing(_Strict):
+    """Which raised exceptions name the kernel that failed when their message names one
+    (``patterns/lexicon.toml`` ``[failing]``): an error a kernel raises about its own inputs
+    (``RuntimeError``, ``ValueError``, ``AssertionError``, ``NotImplementedError``), not an
+    import error naming a missing package (that is ``OPTIONAL_PACKAGE_MISSING``'s)."""
+
+    exceptions: str  #: regex over the exception's class name, dotted module prefix dropped
+    examples: list[str] = spec(min_length=1)
+    counter_examples: list[str] = _field(default_factory=list)
+
+
+@strict
 class LexiconFile(_Strict):
     """``patterns/lexicon.toml``: engine-neutral kernel-name morphology and kernel packages."""
 
     name: list[LexiconName] = _field(default_factory=list)
     packages: Optional[KernelPackages] = None
+    kernel: list[LexiconKernel] = _field(default_factory=list)
+    failing: Optional[LexiconFailing] = None

@@ -263,6 +263,12 @@ def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = No
             _compile(entry.scheme, lex_path, entry.id)
     if lexicon is not None and lexicon.packages is not None:
         _compile(lexicon.packages.pattern, lex_path, "packages")
+    for k in (lexicon.kernel if lexicon is not None else []):
+        for pat in (k.pattern, k.says):
+            if pat:
+                _compile(pat, lex_path, f"kernel {k.name}")
+    if lexicon is not None and lexicon.failing is not None:
+        _compile(lexicon.failing.exceptions, lex_path, "failing")
     if marker is not None:
         write_atomic(marker, b"")
 

@@ -1,0 +1,247 @@
+"""Why a start failed, in the engine's own words: the failure's headline and its failing kernel.
+
+An operator reading a failed start wants the exception (``RuntimeError: Invalid thread config:
+...``), not the first traceback frame a window kept, and, where one is known, the kernel or op
+that raised it. ``describe`` fills those fields of a ``StartFailure`` (``headline``,
+``exception_type``, ``traceback_line``, ``failing_kernel*``); every report format leads with
+``headline``. A traceback whose exception line the log did not keep says so ("no exception line
+in the log"); nothing is invented.
+
+The failing kernel is named by data, never by code: the ``[[kernel]]`` entries of
+``patterns/lexicon.toml`` (their op aliases, name patterns and own error wording) and the kernel
+names of the run's shipped ladder. It is taken from (1) the exception, when its class is one a
+kernel raises about itself (lexicon ``[failing]``: ``RuntimeError``, ``ValueError``,
+``AssertionError``, ...) and its message names exactly one kernel (vLLM's ``gptq_marlin_gemm only
+supports ...``, Marlin's ``Invalid thread config``, ``No compiled cutlass_scaled_mm for ...``); else
+(2) the innermost frames of its traceback, when one is in a kernel's op (``gptq_marlin_gemm``,
+``rocm_aiter_fused_experts``, a frame rule's kernel). An exception that lists every kernel it
+rejected (KERNEL_NOT_FOUND) names no failing kernel: none could serve.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import regex
+
+from ..formats.clip import clip
+from ..models import Event, Finding, StartFailure
+from ..packs.model import LexiconFile
+from .frames import frame_kernel, frame_parts, is_frame_rule, kernel_named, kernel_of_path, kernels_said
+from .runstate import RunState
+from .uncaught import is_uncaught
+
+#: the exception line's class: ``RuntimeError``, ``torch.OutOfMemoryError``, ``vllm.v1...EngineDeadError``
+_EXC_TYPE = regex.compile(r"^\s{0,8}(?P<q>(?:[A-Za-z_]\w{0,40}\.){0,6}(?P<t>[A-Z]\w{0,60}))(?::\s|:?$)")
+#: event kinds whose line is no raised exception even when it reads like one
+_NOT_EXCEPTION = frozenset({"ready", "progress", "identity", "start_failure", "version", "run_start"})
+#: identifiers of a message (op, function and class names are among them)
+_TOKEN = regex.compile(r"[A-Za-z_][A-Za-z0-9_]{3,80}")
+#: how many of a traceback's innermost frames may name the op that raised (a frame in the kernel's
+#: op, then the torch op dispatch ``_ops.py __call__``, ``_library`` wrappers, a custom-op shim)
+INNERMOST = 4
+#: how far (lines) before a traceback an exception may sit and still be the one it chains to
+#: (CPython prints the first exception, a blank line, "The above exception was the direct cause
+#: of the following exception:", a blank line, then the second traceback)
+CHAINED = 6
+#: says that a message lists every kernel it rejected: no kernel served, none "failed"
+#: how far apart (lines) two lines of one traceback may be: a frame, its code line, a caret line,
+#: a wrapped code line
+GAP = 5
+_NONE_SERVED = frozenset({"KERNEL_NOT_FOUND"})
+_CACHE: dict[int, tuple] = {}
+
+
+def exception_type(message: str) -> Optional[str]:
+    """The class of an exception line (``RuntimeError`` of ``RuntimeError: Invalid ...``, module
+    prefix dropped), or None when ``message`` is no ``Type: message`` line."""
+    m = _EXC_TYPE.match(message or "")
+    if m is None or not regex.search(r"^(?:[A-Z]\w{0,60}?(?:Error|Exception|Interrupt|Exit|Failed|Failure)|Exception)$", m.group("t")):
+        return None
+    return m.group("t")
+
+
+def ladder_names(pack, version: Optional[str]) -> frozenset[str]:
+    """Every kernel name on the pack's shipped ladder of ``version`` (rungs of every registry
+    and platform); empty when the pack ships none for it."""
+    lf = pack.ladders.get(version) if version else None
+    if lf is None:
+        return frozenset()
+    hit = _CACHE.get(id(lf))
+    if hit is None or hit[0] is not lf:
+        names = frozenset(n for reg in lf.registry if reg.kind != "attention"
+                          for rungs in reg.platforms.values() for n in rungs if len(n) >= 5)
+        hit = _CACHE[id(lf)] = (lf, names)
+    return hit[1]
+
+
+def kernels_in_message(lexicon: LexiconFile, message: str, ladder: Iterable[str] = ()) -> dict[str, str]:
+    """kernel -> why, for each kernel ``message`` names: an identifier of it that is a rung of the
+    run's ladder or a lexicon kernel's alias / name, or a lexicon kernel's own wording."""
+    out: dict[str, str] = {}
+    rungs = set(ladder)
+    for tok in _TOKEN.findall(message or ""):
+        k = kernel_named(lexicon, tok)
+        if k is None and tok in rungs:
+            k = tok
+        if k is not None and k not in out:
+            out[k] = f"the exception names {tok}" if tok.lower() != k.lower() else f"the exception names {k}"
+    for k, why in kernels_said(lexicon, message or ""):
+        out.setdefault(k, why)
+    return out
+
+
+def _tb_events(run: RunState, rules: dict) -> list[Event]:
+    """The run's traceback lines: ``uncaught`` events and frames read by frame rules, in line order."""
+    out = []
+    for e in run.events:
+        if e.kind == "uncaught":
+            out.append(e)
+        elif e.rule in rules and is_frame_rule(rules[e.rule][0].rule):
+            out.append(e)
+    return out
+
+
+def _chained_cause(run: RunState, tb_line: int, findings: Iterable[Finding]) -> Optional[tuple[int, str]]:
+    """An exception line at most ``CHAINED`` lines before the traceback that begins at ``tb_line``
+    (an exception the traceback chains to: "The above exception was the direct cause of the
+    following exception"), as ``(line, message)``; None when there is none."""
+    cands = [(e.line, e.message) for e in run.events if e.kind not in _NOT_EXCEPTION and exception_type(e.message)]
+    cands += [(f.line, f.evidence) for f in findings if not f.inferred and exception_type(f.evidence)]
+    cands = [c for c in cands if tb_line - CHAINED <= c[0] < tb_line]
+    return max(cands) if cands else None
+
+
+#: how far before an engine's failure line a worker's exception may sit and still be its cause
+#: (vLLM workers print their traceback, then the engine core logs "EngineCore failed to start.")
+BEFORE = 200
+
+
+def _engine_cause(run: RunState, sf: StartFailure) -> Optional[tuple[int, str]]:
+    """For an engine's own failure line with no cause finding: the exception line of a traceback
+    (an ``uncaught`` event) logged at most ``BEFORE`` lines before it, after the run's last ready
+    line (the last such), else the first one after it; None when the log kept none."""
+    from .lifecycle import recovered_after
+
+    exc = [e for e in run.events if exception_type(e.message) and e.kind not in _NOT_EXCEPTION]
+    floor = max(recovered_after(run), sf.line - BEFORE)
+    before = [e for e in exc if floor < e.line <= sf.line]
+    if before:
+        return before[-1].line, before[-1].message
+    after = [e for e in exc if e.line > sf.line]
+    return (after[0].line, after[0].message) if after else None
+
+
+#: how many lines below an exception line whose message ends in ":" its message may go on
+CONTINUED = 6
+
+
+def _continued(sf: StartFailure, findings: list[Finding]) -> str:
+    """The rest of an exception whose first line only opens its message (``CompilationError: at
+    1:0:``): a finding the log states within ``CONTINUED`` lines below it (vllm-025's
+    ``ValueError("type fp8e4nv not supported in this architecture ...")``), as `` … <its words>
+    (line N)``; "" otherwise."""
+    if sf.cause is None or sf.cause_line is None or not sf.cause.rstrip().endswith(":"):
+        return ""
+    below = [f for f in findings if not f.inferred and sf.cause_line < f.line <= sf.cause_line + CONTINUED]
+    if not below:
+        return ""
+    f = min(below, key=lambda x: x.line)
+    return f" … {clip(f.evidence.strip(), 300)} (line {f.line})"
+
+
+def _block_start(lines: list[int], end: int) -> Optional[int]:
+    """First line of the block of traceback lines that ends at or before ``end`` (lines at most
+    ``GAP`` apart: a frame, its code line and a caret line), or None when none is near ``end``."""
+    start, prev = None, end
+    for n in sorted((n for n in lines if n <= end), reverse=True):
+        if n < prev - GAP:
+            break
+        start = prev = n
+    return start
+
+
+def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
+             ladder: Iterable[str] = (), findings: Iterable[Finding] = ()) -> StartFailure:
+    """Fill ``sf``'s headline, exception type, traceback line and failing kernel (in place; returned).
+
+    ``rules``: rule id -> ``(CompiledRule, Pack)`` (``Analyzer.rules``); ``ladder``: the kernel
+    names of the run's shipped ladder (``ladder_names``); ``findings``: the run's findings (a
+    cause that is a KERNEL_NOT_FOUND finding names no failing kernel; an exception finding just
+    before a cut traceback is the exception it chains to).
+    """
+    findings = list(findings)
+    tb = _tb_events(run, rules)
+    uncaught = is_uncaught(sf)
+    lines = [e.line for e in tb]
+    note = ""  # how the cause relates to the failure, when the log's order does not say it
+    if not uncaught and sf.cause is None:
+        got = _engine_cause(run, sf)
+        if got is not None:
+            sf.cause_line, sf.cause = got[0], clip(got[1], 2000)
+            note = " (logged before the engine's failure line)" if got[0] < sf.line else ""
+    if uncaught:
+        sf.traceback_line = sf.line
+    elif sf.cause_line is not None:
+        sf.traceback_line = _block_start(lines, sf.cause_line)
+    else:  # the traceback after the engine's failure line, else the one that ends at it
+        sf.traceback_line = next((n for n in lines if n >= sf.line), None) or _block_start(lines, sf.line)
+    chained = False
+    if uncaught and sf.cause is None:
+        got = _chained_cause(run, sf.line, findings)
+        if got is not None:
+            sf.cause_line, sf.cause = got[0], clip(got[1], 2000)
+            chained = True
+            note = f" (the exception the traceback at line {sf.line} chains to)"
+    end = sf.cause_line if sf.cause_line is not None and not chained else max(lines, default=sf.line)
+    frames = [e for e in tb if frame_parts(e.message) and (sf.traceback_line or 0) <= e.line <= end]
+    if sf.cause is not None:
+        sf.exception_type = exception_type(sf.cause)
+        sf.headline = sf.cause.strip() + _continued(sf, findings) + note
+    else:
+        last = frames[-1] if frames else None
+        fn = f"; its last frame, line {last.line}, is in {frame_parts(last.message)[1]}" if last else ""
+        cut = (f" (the traceback from line {sf.traceback_line} is cut before it{fn})"
+               if sf.traceback_line is not None else "")
+        if uncaught:
+            sf.headline = f"no exception line in the log{cut}"
+        elif sf.traceback_line is not None:  # the engine's line names a traceback the window cut
+            sf.headline = f"{sf.evidence.strip()} — the exception that caused it is not in the log{cut}"
+        else:  # no traceback at all: the engine's own failure line is all it says (a C++ assertion,
+            # TurboMind's / ggml's abort), and nothing in the log is missing from it
+            sf.headline = sf.evidence.strip()
+    _failing_kernel(sf, lexicon, ladder, findings, frames, rules)
+    return sf
+
+
+def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str], findings: list[Finding],
+                    frames: list[Event], rules: dict) -> None:
+    if sf.cause_line is not None and any(f.line == sf.cause_line and f.code in _NONE_SERVED for f in findings):
+        return  # the exception lists every kernel it rejected: none served, none failed
+    raising = lexicon.failing is not None and sf.exception_type is not None and regex.search(
+        lexicon.failing.exceptions, sf.exception_type)
+    named = kernels_in_message(lexicon, sf.cause or "", ladder) if raising else {}
+    frame_hit = None
+    for ev in reversed(frames[-INNERMOST:]):
+        cr = rules.get(ev.rule)
+        r = cr[0].rule if cr else None
+        path, fn = frame_parts(ev.message)
+        k = frame_kernel(lexicon, r, ev.message)
+        if k is None and r is not None and r.family and r.kernel and is_frame_rule(r):
+            k = kernel_named(lexicon, r.kernel) or r.kernel
+        how = f"its op {fn} is among the innermost frames of the traceback (line {ev.line})"
+        if k is None:  # a frame in the kernel library's own code (site-packages/flashinfer/...)
+            k = kernel_of_path(lexicon, path)
+            how = f"the innermost frames run its own code ({fn}, line {ev.line}, in {path.rsplit('/', 1)[-1]})"
+        if k is not None:
+            frame_hit = (k, ev.line, fn, how)
+            break
+    if len(named) == 1:
+        k, why = next(iter(named.items()))
+        sf.failing_kernel, sf.failing_kernel_line, sf.failing_kernel_why = k, sf.cause_line, why
+        if frame_hit is not None and (kernel_named(lexicon, frame_hit[0]) or frame_hit[0]) == (kernel_named(lexicon, k) or k):
+            sf.failing_kernel_why += f"; {frame_hit[3]}"
+        return
+    if frame_hit is not None:
+        k, line, _, how = frame_hit
+        sf.failing_kernel, sf.failing_kernel_line = k, line
+        sf.failing_kernel_why = how + ("" if sf.cause is not None else "; the log holds no exception line")

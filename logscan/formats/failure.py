@@ -1,0 +1,33 @@
+"""A failure's words as every report format gives them (``StartFailure``: a failed start or a
+failure while serving; the fields are filled by ``analysis/failhead.describe``, docs/lifecycle.md)."""
+from __future__ import annotations
+
+from ..models import StartFailure
+
+
+def head(f: StartFailure) -> tuple[int, str]:
+    """``(line, words)`` a report leads with: the headline and its line (the exception's when the
+    log kept one); a report read back from an older JSON without ``headline`` gives the cause,
+    else the evidence."""
+    if f.headline:
+        return (f.cause_line if f.cause_line is not None else f.line), f.headline
+    if f.cause:
+        return f.cause_line or f.line, f.cause
+    return f.line, f.evidence
+
+
+def kernel_words(f: StartFailure) -> str:
+    """``failing kernel: Marlin (why)``, or "" when no kernel is linked to the failure."""
+    if not f.failing_kernel:
+        return ""
+    return f"failing kernel: {f.failing_kernel}" + (f" ({f.failing_kernel_why})" if f.failing_kernel_why else "")
+
+
+def where_words(f: StartFailure) -> str:
+    """Where the failure began when that is not the headline's line: ``traceback from line 2:
+    <its first line>`` or ``engine line 9: EngineCore failed to start.``; "" otherwise."""
+    line, _ = head(f)
+    if f.line == line:
+        return ""
+    what = "traceback from line" if f.traceback_line == f.line else "engine line"
+    return f"{what} {f.line}: {f.evidence}"

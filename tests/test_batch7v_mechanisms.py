@@ -64,22 +64,29 @@ def test_the_bare_sentence_still_names_no_engine():
 
 # --- Marlin's own dispatch error is kernel-relevant and stays the failed start's cause -------
 
-def test_marlins_invalid_thread_config_is_listed_not_understood():
-    # vllm-213: a Ray worker's Marlin MoE GEMM on NVFP4 experts (num_bits = 4, group_size = 16)
+def test_marlins_invalid_thread_config_is_the_failed_starts_cause_naming_marlin():
+    # vllm-213: a Ray worker's Marlin MoE GEMM on NVFP4 experts (num_bits = 4, group_size = 16).
+    # The error is Marlin's own wording (vllm.kernel.marlin-thread-config); since the failhead
+    # merge it is the failed start's cause and names Marlin as the failing kernel, so it is no
+    # longer listed as not understood (it is understood: Marlin ran and no configuration fit).
     (run,) = _runs(FIX / "vllm-213.log")
-    assert [u["line"] for u in run["unexplained"]] == [4]
-    assert run["unexplained"][0]["rule"] == "vllm.kernel.marlin-thread-config"
+    assert run["unexplained"] == []
     sf = run["start_failure"]
     assert sf["line"] == 1 and sf["cause_line"] == 4
     assert sf["cause"].startswith("RuntimeError: Invalid thread config")
+    assert sf["headline"].startswith("RuntimeError: Invalid thread config")
+    assert (sf["failing_kernel"], sf["failing_kernel_line"]) == ("Marlin", 4)
     assert run["selections"] == [] and run["findings"] == []  # no format or family is guessed
 
 
-def test_a_marlin_error_cut_before_its_format_parts_is_left_to_the_frames():
-    # vllm-200: the paste stops after 'num_threads'; the frame above it is the listed line
+def test_a_marlin_error_cut_before_its_format_parts_is_marlins_failure_under_the_marlin_selection():
+    # vllm-200: the paste stops after 'num_threads'; the gptq_marlin_gemm frame corroborates the
+    # FP8 Marlin selection of the apply_fp8_marlin_linear frame, and the error names Marlin
     (run,) = _runs(FIX / "vllm-200.log")
-    assert [u["line"] for u in run["unexplained"]] == [6]
-    assert run["start_failure"]["cause_line"] == 10
+    assert run["unexplained"] == []
+    assert [s["kernel"] for s in run["selections"]] == ["Marlin"]
+    sf = run["start_failure"]
+    assert sf["cause_line"] == 10 and sf["failing_kernel"] == "Marlin"
 
 
 def test_another_invalid_config_error_is_not_marlins(tmp_path):

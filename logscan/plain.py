@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import typing
+from datetime import date as _date
 from enum import Enum
 from typing import Any, Optional
 
@@ -79,7 +80,7 @@ class PlainModel:
 
     def model_dump(self, *, mode: str = "python", exclude: Optional[set[str]] = None,
                    exclude_none: bool = False) -> dict[str, Any]:
-        """The fields as a dict, nested models as dicts; ``mode="json"``: enums as their values."""
+        """The fields as a dict, nested models as dicts; ``mode="json"``: enums as their values, dates as ISO text."""
         return _dump_model(self, mode == "json", exclude, exclude_none)
 
     def model_dump_json(self, *, indent: Optional[int] = None, exclude_none: bool = False) -> str:
@@ -141,6 +142,8 @@ def _dump(v: Any, json_mode: bool, exclude_none: bool) -> Any:
         return _dump_model(v, json_mode, None, exclude_none)
     if isinstance(v, Enum):
         return v.value if json_mode else v
+    if type(v) is _date:  # a gate's date (GateResult.date, Allowance.expires): ISO text, as pydantic
+        return v.isoformat() if json_mode else v
     if isinstance(v, (list, tuple)):
         return [_dump(x, json_mode, exclude_none) for x in v]
     if isinstance(v, dict):
@@ -230,6 +233,21 @@ def _shape_ok(v: Any, tp: Any) -> bool:
     return True
 
 
+def _swap(tp: Any, old: type, new: type) -> Any:
+    """``tp`` with the class ``old`` replaced by ``new`` wherever it appears (``list[list[old]]``)."""
+    if tp is old:
+        return new
+    args = typing.get_args(tp)
+    if not args:
+        return tp
+    swapped = tuple(_swap(a, old, new) for a in args)
+    if swapped == args:
+        return tp
+    if typing.get_origin(tp) is typing.Union:
+        return typing.Union[swapped]
+    return typing.get_origin(tp)[swapped]
+
+
 def _enum_of(tp: Any) -> Optional[type]:
     """The Enum class of ``E`` or ``Optional[E]``, else None."""
     if isinstance(tp, type) and issubclass(tp, Enum):
@@ -242,7 +260,7 @@ def _enum_of(tp: Any) -> Optional[type]:
 
 
 def _post_init(copies: tuple[tuple[str, type], ...], enums: tuple[tuple[str, type], ...],
-               nested: tuple[tuple[str, Any], ...] = (), always: bool = False):
+               nested: list[tuple[str, Any]] = (), always: bool = False):
     def __post_init__(self) -> None:
         if always or any(not _shape_ok(getattr(self, name), tp) for name, tp in nested):
             from .validate import revalidate
@@ -346,7 +364,7 @@ def plain(cls=None, *, eq: bool = True, strict: bool = False):
         ns = {k: v for k, v in c.__dict__.items() if k not in fields and k not in ("__dict__", "__weakref__")}
         ns["__slots__"] = tuple(fields)
         if copies or enums or nested or always:
-            ns["__post_init__"] = _post_init(tuple(copies), tuple(enums), tuple(nested), always)
+            ns["__post_init__"] = _post_init(tuple(copies), tuple(enums), nested, always)
         post = "__post_init__" in ns or any("__post_init__" in vars(b) for b in c.__mro__[1:])
         ns["__init__"] = _make_init(c.__name__, all_fields, strict, post)
         if strict:
@@ -354,6 +372,8 @@ def plain(cls=None, *, eq: bool = True, strict: bool = False):
             if "__eq__" not in c.__dict__:
                 ns["__hash__"] = PlainModel._frozen_hash
         d = type(c)(c.__name__, c.__bases__, ns)
+        if nested:  # a self-reference (GateTerm.options) names the undecorated class: point it at ``d``
+            nested[:] = [(name, _swap(tp, c, d)) for name, tp in nested]
         d.model_fields = all_fields
         d._setters = tuple(getattr(d, n).__set__ for n in all_fields)
         d._excluded = frozenset(n for n, f in all_fields.items() if f.metadata.get("exclude"))

@@ -11,17 +11,17 @@ from __future__ import annotations
 import json
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ValidationError
-
 from ..models import COST_ORDER, CostClass, Report, Selection
 from ..packs.loader import PackSet
+from ..plain import PlainModel, plain
 from ..sources.safe import safe_text
 
 Status = Literal["same", "down", "up", "moved", "missing", "new"]
 CostMove = Literal["same", "worse", "better"]
 
 
-class FamilyState(BaseModel):
+@plain
+class FamilyState(PlainModel):
     """The kernel of one layer family in one report (the worst one when runs disagree)."""
 
     family: str
@@ -42,7 +42,8 @@ class FamilyState(BaseModel):
         return f"{self.rung}/{self.rungs}" if self.rung is not None else "-"
 
 
-class FamilyChange(BaseModel):
+@plain
+class FamilyChange(PlainModel):
     """One layer family compared between the baseline (``old``) and now (``new``).
 
     ``status``: ``down`` (higher rung number on the same ladder, or more rungs fallen on
@@ -275,6 +276,8 @@ def _report_from_json(path: str, data: bytes) -> Optional[Report]:
             return None  # a one-line JSON log
         raise SideError(f"{path}: is JSON but not a logscan report: no \"logscan_version\" key "
                         "(save one with 'logscan scan --format json')")
+    from pydantic import ValidationError  # validating an untrusted report is what pydantic is for
+
     try:
         return Report.model_validate(_safe_strings(doc))
     except RecursionError:

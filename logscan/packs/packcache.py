@@ -104,7 +104,9 @@ def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
 def cached_valid(model: type, data: dict, validate):
     """``validate()`` (the plain ``model`` object of ``data``), read from the cache folder when a
     start already validated the same contents with the same model code, else computed and stored
-    (best effort, pickled like the ``PackSet``; ``_cached_packset``'s ownership checks apply)."""
+    (best effort, pickled like the ``PackSet``; ``_cached_packset``'s ownership checks apply). The
+    key holds ``data``, the source of ``model``'s module and of every pack-model module (``_CODE``):
+    gpus, overlays, schemes, the matrix ladders, a gate policy."""
     import hashlib
     import json
 
@@ -116,7 +118,7 @@ def cached_valid(model: type, data: dict, validate):
     try:
         h = hashlib.sha256()
         h.update(Path(sys.modules[model.__module__].__file__).read_bytes())
-        for name in ("../plain.py", "../validate.py"):
+        for name in _CODE:  # the pack-model classes a file's model nests, plain.py, validate.py
             h.update((Path(__file__).parent / name).read_bytes())
         h.update(repr((__version__, sys.version, model.__module__, model.__qualname__)).encode())
         h.update(json.dumps(data, sort_keys=True, default=repr, ensure_ascii=False).encode("utf-8", "surrogateescape"))

@@ -53,6 +53,7 @@ class PlainModel:
     _excluded: typing.ClassVar[frozenset[str]] = frozenset()
     _strict: typing.ClassVar[bool] = False
     _setters: typing.ClassVar[tuple] = ()
+    _pending: typing.ClassVar[Optional[tuple]] = None  #: set until ``_finish`` built ``__init__``
 
     def __iter__(self):
         for name in self.model_fields:
@@ -233,21 +234,6 @@ def _shape_ok(v: Any, tp: Any) -> bool:
     return True
 
 
-def _swap(tp: Any, old: type, new: type) -> Any:
-    """``tp`` with the class ``old`` replaced by ``new`` wherever it appears (``list[list[old]]``)."""
-    if tp is old:
-        return new
-    args = typing.get_args(tp)
-    if not args:
-        return tp
-    swapped = tuple(_swap(a, old, new) for a in args)
-    if swapped == args:
-        return tp
-    if typing.get_origin(tp) is typing.Union:
-        return typing.Union[swapped]
-    return typing.get_origin(tp)[swapped]
-
-
 def _enum_of(tp: Any) -> Optional[type]:
     """The Enum class of ``E`` or ``Optional[E]``, else None."""
     if isinstance(tp, type) and issubclass(tp, Enum):
@@ -260,7 +246,7 @@ def _enum_of(tp: Any) -> Optional[type]:
 
 
 def _post_init(copies: tuple[tuple[str, type], ...], enums: tuple[tuple[str, type], ...],
-               nested: list[tuple[str, Any]] = (), always: bool = False):
+               nested: tuple[tuple[str, Any], ...] = (), always: bool = False):
     def __post_init__(self) -> None:
         if always or any(not _shape_ok(getattr(self, name), tp) for name, tp in nested):
             from .validate import revalidate
@@ -324,36 +310,73 @@ def _make_init(cls_name: str, fields: dict[str, dataclasses.Field], frozen: bool
     return fn
 
 
+def _is_classvar(ann: Any) -> bool:
+    """An annotation (a string under ``from __future__ import annotations``) that is a ``ClassVar``."""
+    if isinstance(ann, str):
+        return ann.startswith(("ClassVar", "typing.ClassVar"))
+    return typing.get_origin(ann) is typing.ClassVar
+
+
+def _lazy_init(holder: list):
+    """The first ``__init__`` of a plain class: builds the real one (``_finish``), then runs it."""
+    def __init__(self, *args, **kwargs):
+        cls = holder[0]
+        _finish(cls)
+        cls.__init__(self, *args, **kwargs)
+    return __init__
+
+
+def _finish(d: type) -> None:
+    """Resolve the type hints of a plain class and compile its ``__init__`` (and ``__post_init__``:
+    list/dict copies, enum conversion, nested-model checks). Done on the first construction, not at
+    import: a scan that unpickles the pack models from the cache never constructs most of the ~70
+    classes (their hints and ``exec`` were ~20 ms of every start, issue 18)."""
+    plan = d.__dict__.get("_pending")
+    if plan is None:
+        return
+    for b in d.__mro__[1:]:
+        if b.__dict__.get("_pending") is not None:
+            _finish(b)
+    fields, strict, always = plan
+    hints = typing.get_type_hints(d, localns={d.__name__: d})
+    copies, enums, nested = [], [], []
+    for name, f in fields.items():
+        tp = f.type = hints[name]
+        base = typing.get_origin(tp) or tp
+        if typing.get_origin(tp) is typing.Union:
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            base = typing.get_origin(args[0]) or args[0] if len(args) == 1 else None
+        if base in (list, dict):
+            copies.append((name, base))
+        e = _enum_of(tp)
+        if e is not None:
+            enums.append((name, e))
+        if strict and _mentions_plain(tp):
+            nested.append((name, tp))
+    if copies or enums or nested or always:
+        d.__post_init__ = _post_init(tuple(copies), tuple(enums), tuple(nested), always)
+    post = any("__post_init__" in vars(b) for b in d.__mro__)
+    d.__init__ = _make_init(d.__name__, d.model_fields, strict, post)
+    d._pending = None
+
+
 def plain(cls=None, *, eq: bool = True, strict: bool = False):
     """Class decorator: a slotted class of annotated fields with ``PlainModel``'s methods (module
     docstring), keyword-only ``__init__`` as a ``dataclass(kw_only=True)`` has, field defaults
     given as values or ``dataclasses.field`` / ``spec``. ``eq`` is kept for the signature (a
     class's own ``__eq__`` is always kept); ``strict``: a frozen pattern-pack model (its validator
-    forbids unknown keys; direct construction validates when it has to)."""
+    forbids unknown keys; direct construction validates when it has to). Type hints are resolved
+    and ``__init__`` compiled on the first construction (``_finish``)."""
     def wrap(c):
         own = c.__dict__.get("__annotations__", {})
-        hints = typing.get_type_hints(c, localns={c.__name__: c})
         fields: dict[str, dataclasses.Field] = {}
-        copies, enums, nested = [], [], []
-        for name in own:
-            tp = hints[name]
-            if typing.get_origin(tp) is typing.ClassVar:
+        for name, ann in own.items():
+            if _is_classvar(ann):
                 continue
             v = c.__dict__.get(name, dataclasses.MISSING)
             f = v if isinstance(v, dataclasses.Field) else dataclasses.field(default=v)
-            f.name, f.type = name, tp
+            f.name, f.type = name, ann
             fields[name] = f
-            base = typing.get_origin(tp) or tp
-            if typing.get_origin(tp) is typing.Union:
-                args = [a for a in typing.get_args(tp) if a is not type(None)]
-                base = typing.get_origin(args[0]) or args[0] if len(args) == 1 else None
-            if base in (list, dict):
-                copies.append((name, base))
-            e = _enum_of(tp)
-            if e is not None:
-                enums.append((name, e))
-            if strict and _mentions_plain(tp):
-                nested.append((name, tp))
         all_fields: dict[str, dataclasses.Field] = {}
         for b in reversed(c.__mro__[1:]):
             all_fields.update(getattr(b, "model_fields", {}) if b is not PlainModel else {})
@@ -363,21 +386,19 @@ def plain(cls=None, *, eq: bool = True, strict: bool = False):
         always = strict and bool(checks or constrained)
         ns = {k: v for k, v in c.__dict__.items() if k not in fields and k not in ("__dict__", "__weakref__")}
         ns["__slots__"] = tuple(fields)
-        if copies or enums or nested or always:
-            ns["__post_init__"] = _post_init(tuple(copies), tuple(enums), nested, always)
-        post = "__post_init__" in ns or any("__post_init__" in vars(b) for b in c.__mro__[1:])
-        ns["__init__"] = _make_init(c.__name__, all_fields, strict, post)
+        holder: list = []
+        ns["__init__"] = _lazy_init(holder)
         if strict:
             ns["__setattr__"], ns["__delattr__"] = _frozen_setattr, _frozen_delattr
             if "__eq__" not in c.__dict__:
                 ns["__hash__"] = PlainModel._frozen_hash
         d = type(c)(c.__name__, c.__bases__, ns)
-        if nested:  # a self-reference (GateTerm.options) names the undecorated class: point it at ``d``
-            nested[:] = [(name, _swap(tp, c, d)) for name, tp in nested]
+        holder.append(d)
         d.model_fields = all_fields
         d._setters = tuple(getattr(d, n).__set__ for n in all_fields)
         d._excluded = frozenset(n for n, f in all_fields.items() if f.metadata.get("exclude"))
         d._strict = strict
+        d._pending = (fields, strict, always)
         return d
 
     return wrap if cls is None else wrap(cls)

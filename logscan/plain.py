@@ -108,8 +108,14 @@ class PlainModel:
 
     @classmethod
     def model_validate(cls, obj: Any):
-        """Validate ``obj`` (a dict as JSON gives) with the generated pydantic model and return the
-        plain object. Raises ``pydantic.ValidationError``."""
+        """Validate ``obj`` (a dict as JSON gives) and return the plain object: a well-formed ``obj``
+        without pydantic (``plaincheck.exact``), anything else with the generated pydantic model.
+        Raises ``pydantic.ValidationError``."""
+        from .plaincheck import exact
+
+        got = exact(cls, obj)
+        if got is not None:
+            return got
         from .validate import to_plain, validator
 
         return to_plain(validator(cls).model_validate(obj), cls)

@@ -276,13 +276,15 @@ def _report_from_json(path: str, data: bytes) -> Optional[Report]:
             return None  # a one-line JSON log
         raise SideError(f"{path}: is JSON but not a logscan report: no \"logscan_version\" key "
                         "(save one with 'logscan scan --format json')")
-    from pydantic import ValidationError  # validating an untrusted report is what pydantic is for
-
-    try:
+    try:  # a well-formed report is read without pydantic; pydantic judges (and words) anything else
         return Report.model_validate(_safe_strings(doc))
     except RecursionError:
         raise SideError(f"{path}: JSON nested too deep to be a logscan report") from None
-    except ValidationError as exc:
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError (pydantic is imported by then)
+        from pydantic import ValidationError
+
+        if not isinstance(exc, ValidationError):
+            raise
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err.get("loc", ())) or "(top level)"
         raise SideError(f"{path}: not a valid logscan JSON report: {where}: {err.get('msg', '')} "

@@ -16,7 +16,7 @@ Subcommands (``--commands``, default all but ``schema``): ``scan-text`` / ``scan
 --baseline REPORT LOG``, REPORT saved once by this tree's ``scan --format json LOG``), ``diff``
 (``diff vllm-005.log LOG``), ``explain`` (``explain marlin``), ``ladder`` (``ladder vllm NVFP4
 --gpu H100``), ``matrix`` (``matrix NVFP4 --gpu H100``), ``codes``, ``follow`` (``follow
---metrics-addr off LOG``: wall = start to its first JSON line on stdout; CPU = the whole process,
+--metrics-addr 127.0.0.1:0 LOG``, metrics served as by default: wall = start to its first JSON line on stdout; CPU = the whole process,
 stopped by SIGTERM right after that line), ``schema`` (``schema``: pydantic is its point).
 
 ``--callgrind`` also counts the instructions of one warm run of each tree and subcommand under
@@ -62,7 +62,7 @@ COMMANDS = {
     "ladder": ["ladder", "vllm", "NVFP4", "--gpu", "H100"],
     "matrix": ["matrix", "NVFP4", "--gpu", "H100"],
     "codes": ["codes"],
-    "follow": ["follow", "--metrics-addr", "off", "--poll-interval", "0.05", "{log}"],
+    "follow": ["follow", "--metrics-addr", "127.0.0.1:0", "--poll-interval", "0.05", "{log}"],
     "schema": ["schema"],
 }
 DEFAULT = [c for c in COMMANDS if c != "schema"]

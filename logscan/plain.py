@@ -13,7 +13,9 @@ would (without its per-class cost), and adds:
 - ``model_validate`` / ``model_validate_json`` / ``model_json_schema``: these are where validation
   or a schema is the point (``logscan schema``, a ``--baseline`` report, a follow checkpoint), so
   they go through a pydantic model generated from the dataclass (``logscan.validate``), imported
-  only then; ``pydantic.ValidationError`` is what they raise on bad input.
+  only then; ``pydantic.ValidationError`` is what they raise on bad input. ``model_validate``
+  first tries ``plaincheck.exact``, which builds the object of a document whose values already
+  have exactly their fields' types (what logscan itself wrote) without pydantic.
 
 What construction does, as pydantic did for the values logscan passes: a list or dict argument is
 copied (the model never shares a caller's container), and a string given for an ``Enum`` field is
@@ -53,7 +55,7 @@ class PlainModel:
     _excluded: typing.ClassVar[frozenset[str]] = frozenset()
     _strict: typing.ClassVar[bool] = False
     _setters: typing.ClassVar[tuple] = ()
-    _pending: typing.ClassVar[Optional[tuple]] = None  #: set until ``_finish`` built ``__init__``
+    _pending: typing.ClassVar[Optional[tuple]] = None  #: set until ``plaininit.finish`` built ``__init__``
 
     def __iter__(self):
         for name in self.model_fields:
@@ -217,103 +219,12 @@ def field_check(*names: str):
     return deco
 
 
-def _mentions_plain(tp: Any) -> bool:
-    if isinstance(tp, type) and issubclass(tp, PlainModel):
-        return True
-    return any(_mentions_plain(a) for a in typing.get_args(tp))
-
-
-def _shape_ok(v: Any, tp: Any) -> bool:
-    """``v`` already holds models wherever ``tp`` asks for one (so nothing needs converting)."""
-    if isinstance(tp, type) and issubclass(tp, PlainModel):
-        return isinstance(v, tp)
-    origin = typing.get_origin(tp)
-    if origin is typing.Union:
-        args = typing.get_args(tp)
-        return v is None or any(_shape_ok(v, a) for a in args if a is not type(None))
-    if origin is list:
-        (a,) = typing.get_args(tp)
-        return isinstance(v, list) and all(_shape_ok(x, a) for x in v)
-    if origin is dict:
-        a = typing.get_args(tp)[1]
-        return isinstance(v, dict) and all(_shape_ok(x, a) for x in v.values())
-    return True
-
-
-def _enum_of(tp: Any) -> Optional[type]:
-    """The Enum class of ``E`` or ``Optional[E]``, else None."""
-    if isinstance(tp, type) and issubclass(tp, Enum):
-        return tp
-    if typing.get_origin(tp) is typing.Union:
-        for a in typing.get_args(tp):
-            if isinstance(a, type) and issubclass(a, Enum):
-                return a
-    return None
-
-
-def _post_init(copies: tuple[tuple[str, type], ...], enums: tuple[tuple[str, type], ...],
-               nested: tuple[tuple[str, Any], ...] = (), always: bool = False):
-    def __post_init__(self) -> None:
-        if always or any(not _shape_ok(getattr(self, name), tp) for name, tp in nested):
-            from .validate import revalidate
-
-            revalidate(self)
-            return
-        for name, kind in copies:
-            v = getattr(self, name)
-            if v is not None:
-                object.__setattr__(self, name, kind(v))
-        for name, enum in enums:
-            v = getattr(self, name)
-            if v is not None and not isinstance(v, enum):
-                object.__setattr__(self, name, enum(v))
-    return __post_init__
-
-
-class _Missing:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<required>"
-
-
-_REQUIRED = _Missing()
-
-
 def _frozen_setattr(self, name: str, value: Any) -> None:
     raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def _frozen_delattr(self, name: str) -> None:
     raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-def _make_init(cls_name: str, fields: dict[str, dataclasses.Field], frozen: bool, post: bool):
-    """The keyword-only ``__init__`` of a plain class, compiled once (as ``dataclasses`` writes it,
-    without the rest of its class processing: ~0.5 ms a class, most of the models' import time)."""
-    env: dict[str, Any] = {"_REQUIRED": _REQUIRED, "_osa": object.__setattr__}
-    params, body = [], []
-    for name, f in fields.items():
-        if f.default_factory is not dataclasses.MISSING:
-            env[f"_fac_{name}"] = f.default_factory
-            params.append(f"{name}=_REQUIRED")
-            body.append(f"    if {name} is _REQUIRED: {name} = _fac_{name}()")
-        elif f.default is not dataclasses.MISSING:
-            env[f"_dflt_{name}"] = f.default
-            params.append(f"{name}=_dflt_{name}")
-        else:
-            params.append(name)
-        body.append(f"    _osa(self, {name!r}, {name})" if frozen else f"    self.{name} = {name}")
-    if post:
-        body.append("    self.__post_init__()")
-    src = f"def __init__(self, *, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
-    if not params:
-        src = "def __init__(self):\n" + ("\n".join(body) or "    pass") + "\n"
-    ns: dict[str, Any] = {}
-    exec(src, env, ns)  # noqa: S102 - the source is built from the class's own field names
-    fn = ns["__init__"]
-    fn.__qualname__ = f"{cls_name}.__init__"
-    return fn
 
 
 def _is_classvar(ann: Any) -> bool:
@@ -324,46 +235,14 @@ def _is_classvar(ann: Any) -> bool:
 
 
 def _lazy_init(holder: list):
-    """The first ``__init__`` of a plain class: builds the real one (``_finish``), then runs it."""
+    """The first ``__init__`` of a plain class: builds the real one (``plaininit.finish``), then runs it."""
     def __init__(self, *args, **kwargs):
+        from .plaininit import finish
+
         cls = holder[0]
-        _finish(cls)
+        finish(cls)
         cls.__init__(self, *args, **kwargs)
     return __init__
-
-
-def _finish(d: type) -> None:
-    """Resolve the type hints of a plain class and compile its ``__init__`` (and ``__post_init__``:
-    list/dict copies, enum conversion, nested-model checks). Done on the first construction, not at
-    import: a scan that unpickles the pack models from the cache never constructs most of the ~70
-    classes (their hints and ``exec`` were ~20 ms of every start, issue 18)."""
-    plan = d.__dict__.get("_pending")
-    if plan is None:
-        return
-    for b in d.__mro__[1:]:
-        if b.__dict__.get("_pending") is not None:
-            _finish(b)
-    fields, strict, always = plan
-    hints = typing.get_type_hints(d, localns={d.__name__: d})
-    copies, enums, nested = [], [], []
-    for name, f in fields.items():
-        tp = f.type = hints[name]
-        base = typing.get_origin(tp) or tp
-        if typing.get_origin(tp) is typing.Union:
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            base = typing.get_origin(args[0]) or args[0] if len(args) == 1 else None
-        if base in (list, dict):
-            copies.append((name, base))
-        e = _enum_of(tp)
-        if e is not None:
-            enums.append((name, e))
-        if strict and _mentions_plain(tp):
-            nested.append((name, tp))
-    if copies or enums or nested or always:
-        d.__post_init__ = _post_init(tuple(copies), tuple(enums), tuple(nested), always)
-    post = any("__post_init__" in vars(b) for b in d.__mro__)
-    d.__init__ = _make_init(d.__name__, d.model_fields, strict, post)
-    d._pending = None
 
 
 def plain(cls=None, *, eq: bool = True, strict: bool = False):
@@ -372,7 +251,7 @@ def plain(cls=None, *, eq: bool = True, strict: bool = False):
     given as values or ``dataclasses.field`` / ``spec``. ``eq`` is kept for the signature (a
     class's own ``__eq__`` is always kept); ``strict``: a frozen pattern-pack model (its validator
     forbids unknown keys; direct construction validates when it has to). Type hints are resolved
-    and ``__init__`` compiled on the first construction (``_finish``)."""
+    and ``__init__`` compiled on the first construction (``plaininit.finish``)."""
     def wrap(c):
         own = c.__dict__.get("__annotations__", {})
         fields: dict[str, dataclasses.Field] = {}

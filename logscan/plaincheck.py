@@ -26,7 +26,8 @@ import typing
 from enum import Enum
 from typing import Any, Optional
 
-from .plain import PlainModel, _finish, bare
+from .plain import PlainModel, bare
+from .plaininit import finish
 
 _EXACT = (str, int, bool, float)
 _NONE = type(None)
@@ -61,7 +62,7 @@ def _model(cls: type, data: Any) -> PlainModel:
         raise _Refused
     checked = _CHECKED.get(cls)
     if checked is None:
-        _finish(cls)  # resolves every field's type hint (``Field.type``)
+        finish(cls)  # resolves every field's type hint (``Field.type``)
         checked = _CHECKED[cls] = _checked(cls)
     if checked:
         raise _Refused

@@ -74,7 +74,8 @@ CASES = {
                                                          "prometheus_client"}),
     "scan json": (["scan", "--format", "json", LOG], "logscan.formats.json",
                   {"logscan.gate.evaluate", "logscan.formats.text", "prometheus_client"}),
-    "gate": (["gate", LOG], "logscan.gate.evaluate", {"logscan.analysis.predict", "prometheus_client"}),
+    "gate": (["gate", LOG], "logscan.gate.evaluate", {"logscan.analysis.predict", "prometheus_client",
+                                                      "tomllib"}),  # the policy text was seen before
     "gate sarif": (["gate", "--format", "sarif", LOG], "logscan.formats.sarif", {"prometheus_client"}),
     "gate junit": (["gate", "--format", "junit", LOG], "logscan.formats.junit", {"prometheus_client"}),
     "diff logs": (["diff", LOG, OTHER], "logscan.gate.baseline", {"logscan.gate.evaluate", "prometheus_client"}),
@@ -119,6 +120,7 @@ def test_a_custom_policy_is_cached_validated_and_a_bad_one_still_names_its_line(
     good.write_text('[[rule]]\nlevel = "fail"\nkernels = ["*marlin*"]\n')
     mods = _modules(env, ["gate", "--policy", str(good), LOG])
     assert "logscan.gate.policy" in mods and not _top(mods), sorted(_top(mods))
+    assert "tomllib" not in mods  # read validated from the cache, keyed by its text
     bad = tmp_path / "bad.toml"
     bad.write_text('[[rule]]\nlevel = "fail"\n')
     r = subprocess.run([sys.executable, "-m", "logscan", "gate", "--policy", str(bad), LOG], capture_output=True,

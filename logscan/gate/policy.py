@@ -1,9 +1,9 @@
 """Gate policy: a TOML file (read with tomllib, validated with pydantic) saying what fails the gate.
 
 The policy models are plain frozen classes (``logscan.plain``); the pydantic model generated from
-them (``logscan.validate``) checks a policy text the first time its contents are seen, and the
-validated policy is kept in the cache folder keyed by those contents (``packcache.cached_valid``),
-so a gate with the shipped policy imports no pydantic (start-up, issue 18).
+them (``logscan.validate``) checks a policy text the first time it is seen, and the validated
+policy is kept in the cache folder keyed by that text (``packcache.cached_valid``), so a gate with
+a policy seen before parses no TOML and imports no pydantic (start-up, issue 18).
 
 A policy holds ordered ``[[rule]]`` tables (scope + targets + ``level``) and ``[[allow]]``
 entries (scope + targets + ``reason`` + ``expires``). The shipped default policy is
@@ -27,11 +27,6 @@ from packaging.version import InvalidVersion, Version
 from ..models import CostClass
 from ..packs.model_base import _Strict, strict
 from ..plain import after_check, field_check, spec
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 Level = Literal["fail", "warn", "pass"]
 
@@ -250,7 +245,29 @@ def _where(path: str, text: str, table: str, i: int) -> str:
 
 
 def parse_policy(text: str, path: str, known_codes: set[str]) -> PolicyFile:
-    """Parse and validate policy text; ``PolicyError`` names ``path``, the line and the key."""
+    """Parse and validate policy text; ``PolicyError`` names ``path``, the line and the key.
+
+    A text parsed and validated by an earlier start is read from the cache folder, keyed by the
+    text and the model code (``packcache.cached_valid``): no TOML parser, no pydantic."""
+    from ..packs.packcache import cached_valid
+
+    pf = cached_valid(PolicyFile, {"policy text": text}, lambda: _parsed(text, path))
+    for tname, items in (("rule", pf.rule), ("allow", pf.allow)):
+        for i, item in enumerate(items):
+            bad = [c for c in item.codes if c not in known_codes]
+            if bad:
+                raise PolicyError(path, f"unknown finding code {', '.join(bad)} (see 'logscan codes')",
+                                  locate(text, tname, i, "codes"), f"{tname}[{i}].codes")
+    return pf
+
+
+def _parsed(text: str, path: str) -> PolicyFile:
+    """``text`` parsed (tomllib) and validated (pydantic); raises ``PolicyError``."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -260,16 +277,7 @@ def parse_policy(text: str, path: str, known_codes: set[str]) -> PolicyFile:
         raise PolicyError(path, f"invalid TOML: a value past a parser limit ({str(exc)[:120]})") from None
     except RecursionError:
         raise PolicyError(path, "invalid TOML: arrays or tables nested too deep") from None
-    from ..packs.packcache import cached_valid
-
-    pf = cached_valid(PolicyFile, data, lambda: _validated(data, text, path))
-    for tname, items in (("rule", pf.rule), ("allow", pf.allow)):
-        for i, item in enumerate(items):
-            bad = [c for c in item.codes if c not in known_codes]
-            if bad:
-                raise PolicyError(path, f"unknown finding code {', '.join(bad)} (see 'logscan codes')",
-                                  locate(text, tname, i, "codes"), f"{tname}[{i}].codes")
-    return pf
+    return _validated(data, text, path)
 
 
 def _validated(data: dict, text: str, path: str) -> PolicyFile:

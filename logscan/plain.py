@@ -13,7 +13,9 @@ would (without its per-class cost), and adds:
 - ``model_validate`` / ``model_validate_json`` / ``model_json_schema``: these are where validation
   or a schema is the point (``logscan schema``, a ``--baseline`` report, a follow checkpoint), so
   they go through a pydantic model generated from the dataclass (``logscan.validate``), imported
-  only then; ``pydantic.ValidationError`` is what they raise on bad input.
+  only then; ``pydantic.ValidationError`` is what they raise on bad input. ``model_validate``
+  first tries ``plaincheck.exact``, which builds the object of a document whose values already
+  have exactly their fields' types (what logscan itself wrote) without pydantic.
 
 What construction does, as pydantic did for the values logscan passes: a list or dict argument is
 copied (the model never shares a caller's container), and a string given for an ``Enum`` field is
@@ -37,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import typing
+from datetime import date as _date
 from enum import Enum
 from typing import Any, Optional
 
@@ -52,6 +55,7 @@ class PlainModel:
     _excluded: typing.ClassVar[frozenset[str]] = frozenset()
     _strict: typing.ClassVar[bool] = False
     _setters: typing.ClassVar[tuple] = ()
+    _pending: typing.ClassVar[Optional[tuple]] = None  #: set until ``plaininit.finish`` built ``__init__``
 
     def __iter__(self):
         for name in self.model_fields:
@@ -79,7 +83,7 @@ class PlainModel:
 
     def model_dump(self, *, mode: str = "python", exclude: Optional[set[str]] = None,
                    exclude_none: bool = False) -> dict[str, Any]:
-        """The fields as a dict, nested models as dicts; ``mode="json"``: enums as their values."""
+        """The fields as a dict, nested models as dicts; ``mode="json"``: enums as their values, dates as ISO text."""
         return _dump_model(self, mode == "json", exclude, exclude_none)
 
     def model_dump_json(self, *, indent: Optional[int] = None, exclude_none: bool = False) -> str:
@@ -106,8 +110,14 @@ class PlainModel:
 
     @classmethod
     def model_validate(cls, obj: Any):
-        """Validate ``obj`` (a dict as JSON gives) with the generated pydantic model and return the
-        plain object. Raises ``pydantic.ValidationError``."""
+        """Validate ``obj`` (a dict as JSON gives) and return the plain object: a well-formed ``obj``
+        without pydantic (``plaincheck.exact``), anything else with the generated pydantic model.
+        Raises ``pydantic.ValidationError``."""
+        from .plaincheck import exact
+
+        got = exact(cls, obj)
+        if got is not None:
+            return got
         from .validate import to_plain, validator
 
         return to_plain(validator(cls).model_validate(obj), cls)
@@ -141,6 +151,8 @@ def _dump(v: Any, json_mode: bool, exclude_none: bool) -> Any:
         return _dump_model(v, json_mode, None, exclude_none)
     if isinstance(v, Enum):
         return v.value if json_mode else v
+    if type(v) is _date:  # a gate's date (GateResult.date, Allowance.expires): ISO text, as pydantic
+        return v.isoformat() if json_mode else v
     if isinstance(v, (list, tuple)):
         return [_dump(x, json_mode, exclude_none) for x in v]
     if isinstance(v, dict):
@@ -207,69 +219,6 @@ def field_check(*names: str):
     return deco
 
 
-def _mentions_plain(tp: Any) -> bool:
-    if isinstance(tp, type) and issubclass(tp, PlainModel):
-        return True
-    return any(_mentions_plain(a) for a in typing.get_args(tp))
-
-
-def _shape_ok(v: Any, tp: Any) -> bool:
-    """``v`` already holds models wherever ``tp`` asks for one (so nothing needs converting)."""
-    if isinstance(tp, type) and issubclass(tp, PlainModel):
-        return isinstance(v, tp)
-    origin = typing.get_origin(tp)
-    if origin is typing.Union:
-        args = typing.get_args(tp)
-        return v is None or any(_shape_ok(v, a) for a in args if a is not type(None))
-    if origin is list:
-        (a,) = typing.get_args(tp)
-        return isinstance(v, list) and all(_shape_ok(x, a) for x in v)
-    if origin is dict:
-        a = typing.get_args(tp)[1]
-        return isinstance(v, dict) and all(_shape_ok(x, a) for x in v.values())
-    return True
-
-
-def _enum_of(tp: Any) -> Optional[type]:
-    """The Enum class of ``E`` or ``Optional[E]``, else None."""
-    if isinstance(tp, type) and issubclass(tp, Enum):
-        return tp
-    if typing.get_origin(tp) is typing.Union:
-        for a in typing.get_args(tp):
-            if isinstance(a, type) and issubclass(a, Enum):
-                return a
-    return None
-
-
-def _post_init(copies: tuple[tuple[str, type], ...], enums: tuple[tuple[str, type], ...],
-               nested: tuple[tuple[str, Any], ...] = (), always: bool = False):
-    def __post_init__(self) -> None:
-        if always or any(not _shape_ok(getattr(self, name), tp) for name, tp in nested):
-            from .validate import revalidate
-
-            revalidate(self)
-            return
-        for name, kind in copies:
-            v = getattr(self, name)
-            if v is not None:
-                object.__setattr__(self, name, kind(v))
-        for name, enum in enums:
-            v = getattr(self, name)
-            if v is not None and not isinstance(v, enum):
-                object.__setattr__(self, name, enum(v))
-    return __post_init__
-
-
-class _Missing:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<required>"
-
-
-_REQUIRED = _Missing()
-
-
 def _frozen_setattr(self, name: str, value: Any) -> None:
     raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
@@ -278,32 +227,22 @@ def _frozen_delattr(self, name: str) -> None:
     raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
 
-def _make_init(cls_name: str, fields: dict[str, dataclasses.Field], frozen: bool, post: bool):
-    """The keyword-only ``__init__`` of a plain class, compiled once (as ``dataclasses`` writes it,
-    without the rest of its class processing: ~0.5 ms a class, most of the models' import time)."""
-    env: dict[str, Any] = {"_REQUIRED": _REQUIRED, "_osa": object.__setattr__}
-    params, body = [], []
-    for name, f in fields.items():
-        if f.default_factory is not dataclasses.MISSING:
-            env[f"_fac_{name}"] = f.default_factory
-            params.append(f"{name}=_REQUIRED")
-            body.append(f"    if {name} is _REQUIRED: {name} = _fac_{name}()")
-        elif f.default is not dataclasses.MISSING:
-            env[f"_dflt_{name}"] = f.default
-            params.append(f"{name}=_dflt_{name}")
-        else:
-            params.append(name)
-        body.append(f"    _osa(self, {name!r}, {name})" if frozen else f"    self.{name} = {name}")
-    if post:
-        body.append("    self.__post_init__()")
-    src = f"def __init__(self, *, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
-    if not params:
-        src = "def __init__(self):\n" + ("\n".join(body) or "    pass") + "\n"
-    ns: dict[str, Any] = {}
-    exec(src, env, ns)  # noqa: S102 - the source is built from the class's own field names
-    fn = ns["__init__"]
-    fn.__qualname__ = f"{cls_name}.__init__"
-    return fn
+def _is_classvar(ann: Any) -> bool:
+    """An annotation (a string under ``from __future__ import annotations``) that is a ``ClassVar``."""
+    if isinstance(ann, str):
+        return ann.startswith(("ClassVar", "typing.ClassVar"))
+    return typing.get_origin(ann) is typing.ClassVar
+
+
+def _lazy_init(holder: list):
+    """The first ``__init__`` of a plain class: builds the real one (``plaininit.finish``), then runs it."""
+    def __init__(self, *args, **kwargs):
+        from .plaininit import finish
+
+        cls = holder[0]
+        finish(cls)
+        cls.__init__(self, *args, **kwargs)
+    return __init__
 
 
 def plain(cls=None, *, eq: bool = True, strict: bool = False):
@@ -311,31 +250,18 @@ def plain(cls=None, *, eq: bool = True, strict: bool = False):
     docstring), keyword-only ``__init__`` as a ``dataclass(kw_only=True)`` has, field defaults
     given as values or ``dataclasses.field`` / ``spec``. ``eq`` is kept for the signature (a
     class's own ``__eq__`` is always kept); ``strict``: a frozen pattern-pack model (its validator
-    forbids unknown keys; direct construction validates when it has to)."""
+    forbids unknown keys; direct construction validates when it has to). Type hints are resolved
+    and ``__init__`` compiled on the first construction (``plaininit.finish``)."""
     def wrap(c):
         own = c.__dict__.get("__annotations__", {})
-        hints = typing.get_type_hints(c, localns={c.__name__: c})
         fields: dict[str, dataclasses.Field] = {}
-        copies, enums, nested = [], [], []
-        for name in own:
-            tp = hints[name]
-            if typing.get_origin(tp) is typing.ClassVar:
+        for name, ann in own.items():
+            if _is_classvar(ann):
                 continue
             v = c.__dict__.get(name, dataclasses.MISSING)
             f = v if isinstance(v, dataclasses.Field) else dataclasses.field(default=v)
-            f.name, f.type = name, tp
+            f.name, f.type = name, ann
             fields[name] = f
-            base = typing.get_origin(tp) or tp
-            if typing.get_origin(tp) is typing.Union:
-                args = [a for a in typing.get_args(tp) if a is not type(None)]
-                base = typing.get_origin(args[0]) or args[0] if len(args) == 1 else None
-            if base in (list, dict):
-                copies.append((name, base))
-            e = _enum_of(tp)
-            if e is not None:
-                enums.append((name, e))
-            if strict and _mentions_plain(tp):
-                nested.append((name, tp))
         all_fields: dict[str, dataclasses.Field] = {}
         for b in reversed(c.__mro__[1:]):
             all_fields.update(getattr(b, "model_fields", {}) if b is not PlainModel else {})
@@ -345,19 +271,19 @@ def plain(cls=None, *, eq: bool = True, strict: bool = False):
         always = strict and bool(checks or constrained)
         ns = {k: v for k, v in c.__dict__.items() if k not in fields and k not in ("__dict__", "__weakref__")}
         ns["__slots__"] = tuple(fields)
-        if copies or enums or nested or always:
-            ns["__post_init__"] = _post_init(tuple(copies), tuple(enums), tuple(nested), always)
-        post = "__post_init__" in ns or any("__post_init__" in vars(b) for b in c.__mro__[1:])
-        ns["__init__"] = _make_init(c.__name__, all_fields, strict, post)
+        holder: list = []
+        ns["__init__"] = _lazy_init(holder)
         if strict:
             ns["__setattr__"], ns["__delattr__"] = _frozen_setattr, _frozen_delattr
             if "__eq__" not in c.__dict__:
                 ns["__hash__"] = PlainModel._frozen_hash
         d = type(c)(c.__name__, c.__bases__, ns)
+        holder.append(d)
         d.model_fields = all_fields
         d._setters = tuple(getattr(d, n).__set__ for n in all_fields)
         d._excluded = frozenset(n for n, f in all_fields.items() if f.metadata.get("exclude"))
         d._strict = strict
+        d._pending = (fields, strict, always)
         return d
 
     return wrap if cls is None else wrap(cls)

@@ -1,7 +1,9 @@
 """Pydantic models generated from the plain report classes (``logscan.plain``), for where validation
-or a schema is the point: ``logscan schema``, reading a ``--baseline`` report, restoring a follow
-checkpoint, ``GatedReport``. Only this module (and the gate, policy and pack code) imports pydantic;
-``logscan scan`` never does (issue 18; tests/test_plain_models.py checks both).
+or a schema is the point: ``logscan schema``, ``GatedReport``, the first reading of a pack or policy
+file, and any document ``plaincheck.exact`` does not accept as well-formed (a damaged ``--baseline``
+report or follow checkpoint). Only this module (and the pack loader's and the policy's error paths)
+imports pydantic; no warm start of scan, gate, diff, explain, ladder, matrix, codes or follow does
+(issue 18; tests/test_startup_commands.py and tests/test_plain_models.py check both).
 
 ``validator(cls)`` is the pydantic model of a ``@plain`` class: same name, docstring, fields,
 types (nested plain classes replaced by their validators), defaults and factories, so its

@@ -91,7 +91,7 @@ class SchemeError(ValueError):
 def load_schemes(root: Optional[Path] = None) -> SchemeFile:
     """``patterns/schemes.toml``, validated. Raises ``PackError`` on a broken file."""
     path = (root or patterns_root()) / "schemes.toml"
-    return _validate(SchemeFile, _read_toml(path), path)
+    return _validate(SchemeFile, _read_toml(path), path, cache=True)
 
 
 def find_scheme(name: str, schemes: SchemeFile) -> tuple[str, Scheme]:
@@ -362,10 +362,10 @@ def _matrix_config(root: Optional[Path] = None) -> tuple[list[str], dict[str, li
     from ..packs.model import MatrixFile
 
     base = (root or patterns_root()) / "matrix"
-    cfg = _validate(MatrixFile, _read_toml(base / "matrix.toml"), base / "matrix.toml")
+    cfg = _validate(MatrixFile, _read_toml(base / "matrix.toml"), base / "matrix.toml", cache=True)
     extra: dict[str, list[LadderFile]] = {}
     for eng, files in cfg.ladders.items():
-        extra[eng] = [_validate(LadderFile, _read_toml(base / f), base / f) for f in files]
+        extra[eng] = [_validate(LadderFile, _read_toml(base / f), base / f, cache=True) for f in files]
     return list(cfg.engines), extra
 
 

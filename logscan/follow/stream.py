@@ -11,12 +11,11 @@ import time
 from collections import OrderedDict
 from typing import Literal, Optional, Union
 
-from pydantic import BaseModel
-
 from ..models import Finding, InputStats, Run, Selection, StartFailure
 from ..analysis.uncaught import is_uncaught
 from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
+from ..plain import PlainModel, plain
 from ..sources.prefilter import make_prefilter
 from ..sources.unwrap import Unwrapper
 from .podinfo import PodLabels
@@ -26,8 +25,12 @@ from .tail import FileTail, Position, StreamTail
 KEEP_RUNS = 16
 
 
-class FollowRecord(BaseModel):
-    """One JSON line on stdout: a selection, a finding or a failed start, as soon as logscan sees it."""
+@plain
+class FollowRecord(PlainModel):
+    """One JSON line on stdout: a selection, a finding or a failed start, as soon as logscan sees it.
+
+    A plain class (``logscan.plain``): its JSON line is what the pydantic model wrote, and follow's
+    start imports no pydantic (issue 18)."""
 
     type: Literal["selection", "finding", "start_failure"]
     source: str  #: the followed path (its live name) or ``<stdin>``

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ValidationError
-
 from ..models import COST_ORDER, CostClass, Report, Selection
 from ..packs.loader import PackSet
+from ..plain import PlainModel, plain
 from ..sources.safe import safe_text
 
 Status = Literal["same", "down", "up", "moved", "missing", "new"]
@@ -22,7 +21,8 @@ Status = Literal["same", "down", "up", "moved", "missing", "new"]
 CostMove = Literal["same", "worse", "better", "added", "removed"]
 
 
-class FamilyState(BaseModel):
+@plain
+class FamilyState(PlainModel):
     """The kernel of one layer family in one report (the worst one when runs disagree)."""
 
     family: str
@@ -43,7 +43,8 @@ class FamilyState(BaseModel):
         return f"{self.rung}/{self.rungs}" if self.rung is not None else "-"
 
 
-class FamilyChange(BaseModel):
+@plain
+class FamilyChange(PlainModel):
     """One layer family compared between the baseline (``old``) and now (``new``).
 
     ``status``: ``down`` (higher rung number on the same ladder, or more rungs fallen on
@@ -292,11 +293,15 @@ def _report_from_json(path: str, data: bytes) -> Optional[Report]:
             return None  # a one-line JSON log
         raise SideError(f"{path}: is JSON but not a logscan report: no \"logscan_version\" key "
                         "(save one with 'logscan scan --format json')")
-    try:
+    try:  # a well-formed report is read without pydantic; pydantic judges (and words) anything else
         return Report.model_validate(_safe_strings(doc))
     except RecursionError:
         raise SideError(f"{path}: JSON nested too deep to be a logscan report") from None
-    except ValidationError as exc:
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError (pydantic is imported by then)
+        from pydantic import ValidationError
+
+        if not isinstance(exc, ValidationError):
+            raise
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err.get("loc", ())) or "(top level)"
         raise SideError(f"{path}: not a valid logscan JSON report: {where}: {err.get('msg', '')} "

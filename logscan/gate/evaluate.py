@@ -22,7 +22,7 @@ from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
 from .releases import Release, probe_versions, release_of
 # the result models live in .result; their names stay importable from here (formats, api, tests)
-from .result import VERDICT_ORDER, Allowance, Check, CodeRule, GatedReport, GateResult, Verdict  # noqa: F401
+from .result import VERDICT_ORDER, Allowance, Check, CodeRule, GateResult, Verdict  # noqa: F401
 
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
 INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, read error, a signal)
@@ -30,6 +30,11 @@ START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start 
 KERNEL_POLICY = "KERNEL_POLICY"
 LINES_NOT_READ = "LINES_NOT_READ"  #: an input with lines over the matching budget or skipped (``InputStats``)
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
+
+
+def _code_rule(info) -> CodeRule:
+    """The SARIF/JUnit description of a finding code (its ``findings.toml`` entry's three texts)."""
+    return CodeRule(severity=info.severity, title=info.title, explanation=info.explanation)
 
 
 def _decide(policy: Policy, s: Subject, cmap: dict[str, str]) -> tuple[Verdict, str, str]:
@@ -231,7 +236,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                                 decided_by=loc.where, source=policy.source))
     worst = min((c.verdict for c in checks), key=VERDICT_ORDER.__getitem__, default=Verdict.passed)
     counts = {v.value: sum(1 for c in checks if c.verdict == v) for v in Verdict}
-    codes = {c.code: CodeRule(**dict(findings.code[c.code])) for c in checks if c.code in findings.code}
+    codes = {c.code: _code_rule(findings.code[c.code]) for c in checks if c.code in findings.code}
     return GateResult(verdict=worst, policy=policy.source, baseline=baseline_name, date=today, counts=counts,
                       checks=checks, changes=changes, codes=dict(sorted(codes.items())))
 
@@ -348,3 +353,12 @@ def _did_not_start(n: int, sf) -> str:
     extra = [x for x in (kernel_words(sf), where_words(sf)) if x]
     return (f"run {n}: the engine did not start: {clip(words, 200)} (line {line}"
             + "".join(f"; {clip(x, 200)}" for x in extra) + ")")
+
+
+def __getattr__(name: str):
+    """``GatedReport`` (a pydantic model, for ``logscan schema --gate``) is built on first use."""
+    if name == "GatedReport":
+        from . import result
+
+        return result.GatedReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

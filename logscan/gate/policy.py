@@ -1,5 +1,10 @@
 """Gate policy: a TOML file (read with tomllib, validated with pydantic) saying what fails the gate.
 
+The policy models are plain frozen classes (``logscan.plain``); the pydantic model generated from
+them (``logscan.validate``) checks a policy text the first time it is seen, and the validated
+policy is kept in the cache folder keyed by that text (``packcache.cached_valid``), so a gate with
+a policy seen before parses no TOML and imports no pydantic (start-up, issue 18).
+
 A policy holds ordered ``[[rule]]`` tables (scope + targets + ``level``) and ``[[allow]]``
 entries (scope + targets + ``reason`` + ``expires``). The shipped default policy is
 ``patterns/gate-policy.toml``; a policy file's rules come first and the defaults are appended
@@ -19,14 +24,9 @@ from typing import Literal, Optional
 import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
-
 from ..models import CostClass
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from ..packs.model_base import _Strict, strict
+from ..plain import after_check, field_check, spec
 
 Level = Literal["fail", "warn", "pass"]
 
@@ -43,7 +43,8 @@ class PolicyError(Exception):
         super().__init__(f"{where}: {message}")
 
 
-class Scope(BaseModel):
+@strict
+class Scope(_Strict):
     """What a rule or allow-list entry applies to, and which checks it names.
 
     Scope (all optional, all must match): ``engine`` (glob on the engine name, e.g. ``vllm``),
@@ -58,18 +59,15 @@ class Scope(BaseModel):
     the kernel name as logged or its ladder class, case-insensitive).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     engine: Optional[str] = None
     versions: Optional[str] = None
     scheme: Optional[str] = None
     family: Optional[str] = None
-    cost_classes: list[CostClass] = Field(default_factory=list)
-    codes: list[str] = Field(default_factory=list)
-    kernels: list[str] = Field(default_factory=list)
+    cost_classes: list[CostClass] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    kernels: list[str] = field(default_factory=list)
 
-    @field_validator("versions")
-    @classmethod
+    @field_check("versions")
     def _spec(cls, v: Optional[str]) -> Optional[str]:
         if v is not None:
             try:
@@ -78,21 +76,21 @@ class Scope(BaseModel):
                 raise ValueError(f"invalid PEP 440 version specifier {v!r} (e.g. '>=0.10,<0.12')") from None
         return v
 
-    @field_validator("codes")
-    @classmethod
+    @field_check("codes")
     def _code_shape(cls, v: list[str]) -> list[str]:
         for c in v:
             if not regex.fullmatch(r"[A-Z][A-Z0-9_]{1,60}", c):
                 raise ValueError(f"finding code {c!r} must be UPPER_SNAKE_CASE (see 'logscan codes')")
         return v
 
-    @model_validator(mode="after")
+    @after_check
     def _has_target(self):
         if not (self.cost_classes or self.codes or self.kernels):
             raise ValueError("names no target: give cost_classes, codes or kernels")
         return self
 
 
+@strict
 class PolicyRule(Scope):
     """One ``[[rule]]``: checks in scope that hit a target get ``level`` (fail, warn or pass)."""
 
@@ -100,6 +98,7 @@ class PolicyRule(Scope):
     reason: str = ""
 
 
+@strict
 class AllowEntry(Scope):
     """One ``[[allow]]`` entry: a known, accepted failure, with why and until when.
 
@@ -107,18 +106,17 @@ class AllowEntry(Scope):
     date, inclusive); after that date the check fails with a message saying the entry expired.
     """
 
-    reason: str = Field(min_length=1)
+    reason: str = spec(min_length=1)
     expires: date
 
 
-class PolicyFile(BaseModel):
+@strict
+class PolicyFile(_Strict):
     """The whole policy file."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    defaults: StrictBool = True  #: append the shipped default rules after this file's rules
-    rule: list[PolicyRule] = Field(default_factory=list)
-    allow: list[AllowEntry] = Field(default_factory=list)
+    defaults: bool = spec(True, strict=True)  #: append the shipped default rules after this file's rules
+    rule: list[PolicyRule] = field(default_factory=list)
+    allow: list[AllowEntry] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -247,7 +245,29 @@ def _where(path: str, text: str, table: str, i: int) -> str:
 
 
 def parse_policy(text: str, path: str, known_codes: set[str]) -> PolicyFile:
-    """Parse and validate policy text; ``PolicyError`` names ``path``, the line and the key."""
+    """Parse and validate policy text; ``PolicyError`` names ``path``, the line and the key.
+
+    A text parsed and validated by an earlier start is read from the cache folder, keyed by the
+    text and the model code (``packcache.cached_valid``): no TOML parser, no pydantic."""
+    from ..packs.packcache import cached_valid
+
+    pf = cached_valid(PolicyFile, {"policy text": text}, lambda: _parsed(text, path))
+    for tname, items in (("rule", pf.rule), ("allow", pf.allow)):
+        for i, item in enumerate(items):
+            bad = [c for c in item.codes if c not in known_codes]
+            if bad:
+                raise PolicyError(path, f"unknown finding code {', '.join(bad)} (see 'logscan codes')",
+                                  locate(text, tname, i, "codes"), f"{tname}[{i}].codes")
+    return pf
+
+
+def _parsed(text: str, path: str) -> PolicyFile:
+    """``text`` parsed (tomllib) and validated (pydantic); raises ``PolicyError``."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -257,8 +277,15 @@ def parse_policy(text: str, path: str, known_codes: set[str]) -> PolicyFile:
         raise PolicyError(path, f"invalid TOML: a value past a parser limit ({str(exc)[:120]})") from None
     except RecursionError:
         raise PolicyError(path, "invalid TOML: arrays or tables nested too deep") from None
+    return _validated(data, text, path)
+
+
+def _validated(data: dict, text: str, path: str) -> PolicyFile:
+    """``data`` (the parsed policy ``text``) validated by pydantic; ``PolicyError`` names the line and key."""
+    from pydantic import ValidationError
+
     try:
-        pf = PolicyFile.model_validate(data)
+        return PolicyFile.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = list(err["loc"])
@@ -272,13 +299,6 @@ def parse_policy(text: str, path: str, known_codes: set[str]) -> PolicyFile:
         name = (f"{table}[{index}]" if table else "") + (("." if table else "") + key if key else "")
         msg = err["msg"].removeprefix("Value error, ")
         raise PolicyError(path, msg, line, name or None) from None
-    for tname, items in (("rule", pf.rule), ("allow", pf.allow)):
-        for i, item in enumerate(items):
-            bad = [c for c in item.codes if c not in known_codes]
-            if bad:
-                raise PolicyError(path, f"unknown finding code {', '.join(bad)} (see 'logscan codes')",
-                                  locate(text, tname, i, "codes"), f"{tname}[{i}].codes")
-    return pf
 
 
 def load_policy(path: Optional[str], known_codes: set[str], default_path: Path) -> Policy:

@@ -1,5 +1,7 @@
 """What the gate answers: the verdict of each check and of the whole gate (``evaluate.evaluate``
-builds them; the output formats read them). Pydantic models only, no judging.
+builds them; the output formats read them). Plain classes (``logscan.plain``), no judging: a gate
+imports no pydantic (start-up, issue 18); ``GatedReport``, the pydantic model behind ``logscan schema
+--gate``, is generated from them on first use (``logscan.validate``).
 """
 from __future__ import annotations
 
@@ -7,10 +9,9 @@ from datetime import date
 from enum import Enum
 from typing import Literal, Optional
 
-from pydantic import BaseModel, Field
+from dataclasses import field
 
-from ..models import Report
-from ..validate import validator
+from ..plain import PlainModel, plain
 from .baseline import FamilyChange
 
 
@@ -25,7 +26,8 @@ class Verdict(str, Enum):
 VERDICT_ORDER = {Verdict.fail: 0, Verdict.warn: 1, Verdict.passed: 2}
 
 
-class Allowance(BaseModel):
+@plain
+class Allowance(PlainModel):
     """The allow-list entry that matched a check, and whether it had expired on the gate's date."""
 
     reason: str
@@ -34,7 +36,8 @@ class Allowance(BaseModel):
     where: str  #: ``policy.toml:14``
 
 
-class Check(BaseModel):
+@plain
+class Check(PlainModel):
     """One thing the gate judged: a selection, a finding, a missing selection, a baseline comparison.
 
     ``code`` is a finding code (``patterns/findings.toml``) whenever the check is not a pass:
@@ -58,11 +61,12 @@ class Check(BaseModel):
     scheme: Optional[str] = None
     evidence: Optional[str] = None
     #: the engine's own reasons, verbatim log text (e.g. each kernel's refusal for KERNEL_NOT_FOUND)
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
     allowance: Optional[Allowance] = None
 
 
-class CodeRule(BaseModel):
+@plain
+class CodeRule(PlainModel):
     """A finding code as ``patterns/findings.toml`` describes it (SARIF rules, JUnit types)."""
 
     severity: str
@@ -70,22 +74,37 @@ class CodeRule(BaseModel):
     explanation: str
 
 
-class GateResult(BaseModel):
+@plain
+class GateResult(PlainModel):
     """The gate's answer: verdict (worst check), the checks in report order, what it used."""
 
     verdict: Verdict
     policy: str  #: the policy file, or ``default``
     baseline: Optional[str] = None
     date: date  #: the date allow-list expiry was judged on
-    counts: dict[str, int] = Field(default_factory=dict)  #: checks per verdict
-    checks: list[Check] = Field(default_factory=list)
-    changes: list[FamilyChange] = Field(default_factory=list)  #: the baseline comparison, family by family
-    codes: dict[str, CodeRule] = Field(default_factory=dict)  #: every code a check carries, described
+    counts: dict[str, int] = field(default_factory=dict)  #: checks per verdict
+    checks: list[Check] = field(default_factory=list)
+    changes: list[FamilyChange] = field(default_factory=list)  #: the baseline comparison, family by family
+    codes: dict[str, CodeRule] = field(default_factory=dict)  #: every code a check carries, described
 
 
-# the pydantic model of the plain Report; ``formats.json.render`` writes the document (the
-# docstring is the schema's description: ``logscan schema --gate``)
-class GatedReport(validator(Report)):  # type: ignore[misc]
-    """``logscan gate --format json``: the report with the gate's result beside it."""
+def _gated_report():
+    """The pydantic model of the plain ``Report`` plus ``gate``; ``formats.json.render`` writes the
+    document (the docstring is the schema's description: ``logscan schema --gate``)."""
+    from pydantic import create_model
 
-    gate: GateResult
+    from ..models import Report
+    from ..validate import validator
+
+    return create_model("GatedReport", __base__=validator(Report), __module__=__name__,
+                        __doc__="``logscan gate --format json``: the report with the gate's result beside it.",
+                        gate=(validator(GateResult), ...))
+
+
+def __getattr__(name: str):
+    """PEP 562: ``GatedReport`` is built (pydantic imported) only when asked for."""
+    if name == "GatedReport":
+        model = _gated_report()
+        globals()["GatedReport"] = model
+        return model
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

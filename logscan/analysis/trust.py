@@ -133,8 +133,9 @@ def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
         if why is None:
             if ev.groups or ev.items or cr.rule.sets:
                 continue  # it captured named parts: a statement logscan read
-            why = (f"recognised as a {ev.kind.replace('_', ' ')} line ({cr.rule.description.rstrip('.') or ev.rule}) "
-                   "but no rule states what it chose")
+            kind = ev.kind.replace('_', ' ')
+            why = (f"recognised as {'an' if kind[:1] in 'aeiou' else 'a'} {kind} line "
+                   f"({cr.rule.description.rstrip('.') or ev.rule}) but no rule states what it chose")
         else:
             why = "its finding was not trusted: " + why
         seen.update((ev.line, ev.message))

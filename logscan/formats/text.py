@@ -165,7 +165,7 @@ def _run(run: Run) -> list[str]:
         out.append(f"  Not understood ({len(run.unexplained)} kernel-relevant line(s) gave no selection or finding):")
         for u in run.unexplained[:MAX_UNEXPLAINED_SHOWN]:
             out.append(f"  line {u.line}: {u.message[:200]}")
-            out.append(f"      why: {u.why[:300]}")
+            out.append(f"      why: {clip(u.why, 300)}")
         if len(run.unexplained) > MAX_UNEXPLAINED_SHOWN:
             out.append(f"  ... {len(run.unexplained) - MAX_UNEXPLAINED_SHOWN} more (logscan scan --unexplained lists them all)")
     return out

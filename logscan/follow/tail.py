@@ -91,6 +91,7 @@ class FileTail(_RotatedPieces, _LineCut):
         self._last_head = b""  # head of the last rotated file read: newer ones are read next
         self._seen: deque[str] = deque(maxlen=SEEN)  # digests of heads of files read to their end
         self._in_finished = False
+        self._started = False  # read_rotated_first or resume called, or the first poll made
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
         self.dropped = 0
@@ -124,6 +125,7 @@ class FileTail(_RotatedPieces, _LineCut):
         ``pos.offset`` followed by every newer rotated file; the live file is then read
         from 0. With no ``pos`` the live file is read from its start.
         """
+        self._started = True
         if pos is None:
             return
         self._seen.extend(pos.seen)
@@ -160,7 +162,15 @@ class FileTail(_RotatedPieces, _LineCut):
             # that file's (found or not) and copies taken from it before it was read
             self._rotated_since(sibs=sibs)
         elif match is not None:
-            self._queue_after(sibs, match, pos.offset)
+            if self._knows_read(sibs):
+                # the file read before the restart, then every piece not read yet: those are
+                # newer, whatever their names say (the live file renamed to x.1 meanwhile sorts
+                # before the dated piece being read)
+                self._queue_after(sibs, match, pos.offset, match + 1)
+                for i in self._unread(sibs, skip=(match,)):
+                    self._queue_after(sibs, i, 0, i + 1)
+            else:
+                self._queue_after(sibs, match, pos.offset)
             self.rotations["rename" if st is None or (st.st_dev, st.st_ino) != (pos.dev, pos.ino)
                            else "copytruncate"] += 1
         elif pos.offset:
@@ -255,6 +265,12 @@ class FileTail(_RotatedPieces, _LineCut):
         polls, or a copytruncate of a file not opened yet) are read in rotation order
         before the live file.
         """
+        if not self._started:
+            # neither read_rotated_first nor resume: the pieces already there are skipped on
+            # purpose; remembered as read, so a later rotation does not take them for new ones
+            self._started = True
+            for sib in self.siblings()[-SEEN:]:
+                self._mark_read(_head(sib, FP_LEN) or b"")
         yield from self._drain_queue()
         if self.fd is None:
             yield from self._open_after_rotated()
@@ -308,8 +324,10 @@ class FileTail(_RotatedPieces, _LineCut):
                 yield from self._split(os.pread(self.fd, size - self.offset, self.offset), final=True)
         sibs = self.siblings()
         index = self._index_of(sibs, self.fp, same_inode=True)
-        if index is not None and index + 1 < len(sibs):
+        if index is not None and index + 1 < len(sibs) and not self._knows_read(sibs):
             self._queue_after(sibs, index + 1, 0)  # rotated after ours, before the live file
+        # (when what was read is known by content, ``_open_after_rotated`` below queues every
+        # piece not read yet, whatever its name: a newer x.1 sorts before a dated piece)
         if self.fp:
             self._last_head = self.fp
             self._mark_read(self.fp)

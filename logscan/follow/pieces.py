@@ -274,8 +274,17 @@ class _RotatedPieces:
         their end (``_seen``) nor queued, in name order."""
         queued = {q[0] for q in self._queue}
         stop = len(sibs) if stop is None else stop
-        return [i for i in range(stop) if i not in skip and sibs[i] not in queued
-                and (h := _head(sibs[i], FP_LEN)) and _digest(h) not in self._seen]
+        fresh = [i for i in range(stop) if i not in skip and sibs[i] not in queued
+                 and (h := _head(sibs[i], FP_LEN)) and _digest(h) not in self._seen]
+        base = os.path.basename(os.path.realpath(self.path))
+        schemes = {rotation_order(base, os.path.basename(sibs[i]))[0] for i in fresh}
+        if len(schemes) > 1:
+            # a numbered and a dated piece, both unread: neither names nor contents tell which
+            # is older (docs/follow.md, "Undecidable"); read numbered first, and say so
+            names = ", ".join(os.path.basename(sibs[i]) for i in fresh)
+            self.notes.append(f"{self.path}: rotated pieces {names} are all unread and named by two schemes "
+                              f"(numbered and dated): their order cannot be told; read in that order")
+        return fresh
 
     def _rotated_since(self, end: Optional[int] = None, sibs: Optional[list[str]] = None) -> bool:
         """Queue the rotated pieces newer than the last one read (up to ``end``): they appeared

@@ -35,15 +35,19 @@ So this module is a small polling tailer (works on every file system, including 
   same fingerprint, and mtime / ctime move on appends too): docs/follow.md says why no signal
   in ``stat`` or in the kept bytes tells that from growth.
 - **several rotations between two polls**: before the live file is opened afresh, every
-  rotated file newer than the last one read is read, in rotation order (a copytruncate of a
-  file that was never opened leaves its content only in such a copy).
+  rotated file not read yet is read (a copytruncate of a file that was never opened leaves
+  its content only in such a copy). Unread is told by content, not name: the head digests
+  of the pieces read to their end are kept (``seen``), and a piece not among them is newer
+  than all read, whatever its name (a live file renamed to ``.1`` beside a dated piece sorts
+  older by name). Unread pieces among themselves go in rotation order; a numbered and a
+  dated one, both unread, cannot be ordered and a note says so (docs/follow.md).
 - **first start** (``read_rotated_first``): the rotated pieces already there are read before
   the live file, so start-up lines rotated away before logscan came are not missed.
 - **restart** (``resume``): from a saved ``Position`` (device, inode, fingerprint, offset, and
   the head of the last non-empty rotated piece read) the same file is found again under its
   live name, under a rotated name (same inode), or gzipped (same fingerprint once
-  decompressed); it is read from the offset, then every rotated file newer than it, then
-  the live file.
+  decompressed); it is read from the offset, then every rotated file not read yet (by
+  ``seen``; by name only for an older state file), then the live file.
 
 ``tests/test_follow_tail_properties.py`` checks these rules against any order of writes,
 renames, copytruncates, compressions, polls and restarts (hypothesis).

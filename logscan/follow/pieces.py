@@ -17,7 +17,7 @@ from typing import BinaryIO, Callable, Iterator, Optional
 
 import regex
 
-from .position import FP_LEN, SEEN
+from .position import AHEAD, FP_LEN, SEEN
 from .pipe import CHUNK
 
 _GZ_MAGIC = b"\x1f\x8b"
@@ -94,6 +94,7 @@ class _RotatedPieces:
     _last_head: bytes
     _seen: deque[str]
     _started: bool
+    _ahead: list[bytes]
 
     # and FileTail's ``_split`` (the line cutting of a chunk read at ``offset``)
 
@@ -254,6 +255,16 @@ class _RotatedPieces:
         return next((i for i in range(len(sibs) - 1, -1, -1)
                      if _head(sibs[i], len(self._last_head)) == self._last_head), None)
 
+    def _note_ahead(self, own: Optional[int]) -> None:
+        """Remember, in the order this poll sees them, the heads of the files newer than the
+        one being read: the unread rotated pieces (all but ``own``), then the live file."""
+        sibs = self.siblings()
+        if not self._knows_read(sibs):
+            return
+        heads = [_head(sibs[i], FP_LEN) or b"" for i in self._unread(sibs, skip=() if own is None else (own,), quiet=True)]
+        live = _head(self.path, FP_LEN) or b""
+        self._ahead = [h for h in heads + [live] if h][-AHEAD:]
+
     def _knows_read(self, sibs: list[str]) -> bool:
         """True when ``_seen`` names every non-empty rotated piece already read among ``sibs``.
 
@@ -269,18 +280,28 @@ class _RotatedPieces:
             return False
         return not self._last_head or _digest(self._last_head[:FP_LEN]) in self._seen
 
-    def _unread(self, sibs: list[str], stop: Optional[int] = None, skip: tuple[int, ...] = ()) -> list[int]:
+    def _unread(self, sibs: list[str], stop: Optional[int] = None, skip: tuple[int, ...] = (),
+                quiet: bool = False) -> list[int]:
         """Indexes (below ``stop``, not in ``skip``) of the non-empty pieces neither read to
-        their end (``_seen``) nor queued, in name order."""
+        their end (``_seen``) nor queued, oldest first: in the order a poll saw them
+        (``_ahead``), then in name order. ``quiet``: no note on an order that is a guess."""
         queued = {q[0] for q in self._queue}
         stop = len(sibs) if stop is None else stop
-        fresh = [i for i in range(stop) if i not in skip and sibs[i] not in queued
-                 and (h := _head(sibs[i], FP_LEN)) and _digest(h) not in self._seen]
+        heads = {i: h for i in range(stop) if i not in skip and sibs[i] not in queued
+                 and (h := _head(sibs[i], FP_LEN)) and _digest(h) not in self._seen}
+
+        def seen_at(i: int) -> int:  # order in which a poll saw it, when it did (``_ahead``)
+            return next((k for k, a in enumerate(self._ahead) if heads[i].startswith(a)), len(self._ahead))
+
+        fresh = sorted(heads, key=lambda i: (seen_at(i), i))
         base = os.path.basename(os.path.realpath(self.path))
-        schemes = {rotation_order(base, os.path.basename(sibs[i]))[0] for i in fresh}
-        if len(schemes) > 1:
-            # a numbered and a dated piece, both unread: neither names nor contents tell which
-            # is older (docs/follow.md, "Undecidable"); read numbered first, and say so
+        groups: dict[int, set] = {}
+        for i in fresh:
+            groups.setdefault(seen_at(i), set()).add(rotation_order(base, os.path.basename(sibs[i]))[0])
+        if not quiet and any(len(g) > 1 for g in groups.values()):
+            # a numbered and a dated piece, both unread and not seen apart by a poll: neither
+            # names nor contents tell which is older (docs/follow.md, "Undecidable"); read
+            # numbered first, and say so
             names = ", ".join(os.path.basename(sibs[i]) for i in fresh)
             self.notes.append(f"{self.path}: rotated pieces {names} are all unread and named by two schemes "
                               f"(numbered and dated): their order cannot be told; read in that order")

@@ -95,6 +95,7 @@ class FileTail(_RotatedPieces, _LineCut):
         self._last_head = b""  # head of the last rotated file read: newer ones are read next
         self._seen: deque[str] = deque(maxlen=SEEN)  # digests of heads of files read to their end
         self._in_finished = False
+        self._ahead: list[bytes] = []  # heads of the newer files, in the order a poll saw them
         self._started = False  # read_rotated_first or resume called, or the first poll made
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
@@ -117,10 +118,11 @@ class FileTail(_RotatedPieces, _LineCut):
                 except OSError:
                     continue
                 return Position(st.st_dev, st.st_ino, head[:min(FP_LEN, offset)], offset, self._last_head,
-                                tuple(self._seen))
+                                tuple(self._seen), tuple(self._ahead))
         if self.fd is None and self.dev == 0:
             return None
-        return Position(self.dev, self.ino, self.fp, self.offset, self._last_head, tuple(self._seen))
+        return Position(self.dev, self.ino, self.fp, self.offset, self._last_head, tuple(self._seen),
+                        tuple(self._ahead))
 
     def resume(self, pos: Optional[Position]) -> None:
         """Set where to start after a restart; call before the first ``poll``.
@@ -133,6 +135,7 @@ class FileTail(_RotatedPieces, _LineCut):
         if pos is None:
             return
         self._seen.extend(pos.seen)
+        self._ahead = [h for h in pos.ahead if h]
         try:
             st = os.stat(self.path)
         except OSError:
@@ -314,11 +317,15 @@ class FileTail(_RotatedPieces, _LineCut):
         if st is not None and (st.st_dev, st.st_ino) == (self.dev, self.ino):
             return
         if self._grew:
-            return  # the old file still grows (writer not reopened yet): one more poll
+            # the old file still grows (writer not reopened yet): one more poll; what is newer
+            # than it is remembered in the order seen now, before names can stop telling it
+            self._note_ahead(self._index_of(self.siblings(), self.fp, same_inode=True))
+            return
         if st is None:
             sibs = self.siblings()
             own = self._index_of(sibs, self.fp, same_inode=True)
             if own is None or own + 1 >= len(sibs):
+                self._note_ahead(own)
                 return  # renamed, the new file not there yet: keep reading the old one
             # rotated again since, and the live name is gone for now: read on up to the newest piece
         yield from self._read_fd()

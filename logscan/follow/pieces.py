@@ -17,7 +17,7 @@ from typing import BinaryIO, Callable, Iterator, Optional
 
 import regex
 
-from .position import FP_LEN, SEEN
+from .position import AHEAD, FP_LEN, SEEN
 from .pipe import CHUNK
 
 _GZ_MAGIC = b"\x1f\x8b"
@@ -93,6 +93,8 @@ class _RotatedPieces:
     _queue: deque[tuple[str, int, bytes]]
     _last_head: bytes
     _seen: deque[str]
+    _started: bool
+    _ahead: list[bytes]
 
     # and FileTail's ``_split`` (the line cutting of a chunk read at ``offset``)
 
@@ -253,17 +255,67 @@ class _RotatedPieces:
         return next((i for i in range(len(sibs) - 1, -1, -1)
                      if _head(sibs[i], len(self._last_head)) == self._last_head), None)
 
+    def _note_ahead(self, own: Optional[int]) -> None:
+        """Remember, in the order this poll sees them, the heads of the files newer than the
+        one being read: the unread rotated pieces (all but ``own``), then the live file."""
+        sibs = self.siblings()
+        if not self._knows_read(sibs):
+            return
+        heads = [_head(sibs[i], FP_LEN) or b"" for i in self._unread(sibs, skip=() if own is None else (own,), quiet=True)]
+        live = _head(self.path, FP_LEN) or b""
+        self._ahead = [h for h in heads + [live] if h][-AHEAD:]
+
+    def _knows_read(self, sibs: list[str]) -> bool:
+        """True when ``_seen`` names every non-empty rotated piece already read among ``sibs``.
+
+        Pieces are read in order from the first one (``read_rotated_first``, or pieces there
+        before an unstarted tailer's first poll taken as read), so a non-empty piece whose head
+        is not in ``_seen`` is newer than everything read, whatever its name says: names do
+        not tell age across naming schemes (the live file renamed to ``x.1`` after a dated
+        ``x.20261129-000001`` sorts older than it). Not known: more pieces than ``SEEN``
+        (digests forgotten), or a ``Position`` from before ``seen`` was kept (its ``last``
+        head is then not among the digests); callers fall back to name order.
+        """
+        if len(sibs) > SEEN:
+            return False
+        return not self._last_head or _digest(self._last_head[:FP_LEN]) in self._seen
+
+    def _unread(self, sibs: list[str], stop: Optional[int] = None, skip: tuple[int, ...] = (),
+                quiet: bool = False) -> list[int]:
+        """Indexes (below ``stop``, not in ``skip``) of the non-empty pieces neither read to
+        their end (``_seen``) nor queued, oldest first: in the order a poll saw them
+        (``_ahead``), then in name order. ``quiet``: no note on an order that is a guess."""
+        queued = {q[0] for q in self._queue}
+        stop = len(sibs) if stop is None else stop
+        heads = {i: h for i in range(stop) if i not in skip and sibs[i] not in queued
+                 and (h := _head(sibs[i], FP_LEN)) and _digest(h) not in self._seen}
+
+        def seen_at(i: int) -> int:  # order in which a poll saw it, when it did (``_ahead``)
+            return next((k for k, a in enumerate(self._ahead) if heads[i].startswith(a)), len(self._ahead))
+
+        fresh = sorted(heads, key=lambda i: (seen_at(i), i))
+        base = os.path.basename(os.path.realpath(self.path))
+        groups: dict[int, set] = {}
+        for i in fresh:
+            groups.setdefault(seen_at(i), set()).add(rotation_order(base, os.path.basename(sibs[i]))[0])
+        if not quiet and any(len(g) > 1 for g in groups.values()):
+            # a numbered and a dated piece, both unread and not seen apart by a poll: neither
+            # names nor contents tell which is older (docs/follow.md, "Undecidable"); read
+            # numbered first, and say so
+            names = ", ".join(os.path.basename(sibs[i]) for i in fresh)
+            self.notes.append(f"{self.path}: rotated pieces {names} are all unread and named by two schemes "
+                              f"(numbered and dated): their order cannot be told; read in that order")
+        return fresh
+
     def _rotated_since(self, end: Optional[int] = None, sibs: Optional[list[str]] = None) -> bool:
         """Queue the rotated pieces newer than the last one read (up to ``end``): they appeared
         meanwhile, e.g. a copytruncate of a file not read yet; True when any."""
         sibs = self.siblings() if sibs is None else sibs
         stop = len(sibs) if end is None else end
-        if self._seen and len(sibs) <= SEEN:
+        if self._knows_read(sibs):
             # what was read is known by content: every other non-empty piece is unread, whatever
             # its name says of its age (a copy named x.2 made after x.1 was read)
-            queued = {q[0] for q in self._queue}
-            fresh = [i for i in range(stop) if sibs[i] not in queued
-                     and (h := _head(sibs[i], FP_LEN)) and _digest(h) not in self._seen]
+            fresh = self._unread(sibs, stop)
             for i in fresh:
                 self._queue_after(sibs, i, 0, i + 1)
             return bool(fresh)
@@ -276,6 +328,7 @@ class _RotatedPieces:
     def read_rotated_first(self) -> None:
         """Start with the rotated files already there (oldest first), then the live file:
         a log whose start-up lines were rotated away before logscan came is still read whole."""
+        self._started = True
         sibs = self.siblings()
         if sibs:
             self._queue_after(sibs, 0, 0)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 FP_LEN = 1024
 #: files read to their end whose head digests are kept (``Position.seen``)
 SEEN = 64
+#: newer files whose heads are kept in observed order (``Position.ahead``)
+AHEAD = 8
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,16 @@ class Position:
     #: digests (``_digest``) of the heads of the last ``SEEN`` files read to their end: a
     #: rotated piece holding one of them is never read again, whatever its name says of its age
     seen: tuple[str, ...] = ()
+    #: heads (up to ``FP_LEN`` bytes, a growing file's head so far) of the files newer than
+    #: this one, oldest first, as the last poll saw them (rotated pieces, then the live file):
+    #: the order of pieces not read yet once their names no longer tell it (the live file
+    #: renamed to ``x.2`` beside a dated piece older than it)
+    ahead: tuple[bytes, ...] = ()
 
     def to_json(self) -> dict:
         """JSON-able form (the fingerprints as hex)."""
         return {"dev": self.dev, "ino": self.ino, "fp": self.fp.hex(), "offset": self.offset,
-                "last": self.last.hex(), "seen": list(self.seen)}
+                "last": self.last.hex(), "seen": list(self.seen), "ahead": [h.hex() for h in self.ahead]}
 
     @classmethod
     def from_json(cls, d: dict) -> "Position":
@@ -45,7 +52,11 @@ class Position:
             seen = d.get("seen", [])
             if not isinstance(seen, list) or not all(isinstance(x, str) and len(x) <= 64 for x in seen):
                 raise ValueError("'seen' is not a list of digests")
+            ahead = d.get("ahead", [])
+            if not isinstance(ahead, list) or not all(isinstance(x, str) and len(x) <= 2 * FP_LEN for x in ahead):
+                raise ValueError("'ahead' is not a list of heads")
             return cls(int(d["dev"]), int(d["ino"]), bytes.fromhex(d["fp"]), int(d["offset"]),
-                       bytes.fromhex(d.get("last", "")), tuple(seen[-SEEN:]))
+                       bytes.fromhex(d.get("last", "")), tuple(seen[-SEEN:]),
+                       tuple(bytes.fromhex(x) for x in ahead[-AHEAD:]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad position {d!r}: {exc}") from None

@@ -35,15 +35,19 @@ So this module is a small polling tailer (works on every file system, including 
   same fingerprint, and mtime / ctime move on appends too): docs/follow.md says why no signal
   in ``stat`` or in the kept bytes tells that from growth.
 - **several rotations between two polls**: before the live file is opened afresh, every
-  rotated file newer than the last one read is read, in rotation order (a copytruncate of a
-  file that was never opened leaves its content only in such a copy).
+  rotated file not read yet is read (a copytruncate of a file that was never opened leaves
+  its content only in such a copy). Unread is told by content, not name: the head digests
+  of the pieces read to their end are kept (``seen``), and a piece not among them is newer
+  than all read, whatever its name (a live file renamed to ``.1`` beside a dated piece sorts
+  older by name). Unread pieces among themselves go in rotation order; a numbered and a
+  dated one, both unread, cannot be ordered and a note says so (docs/follow.md).
 - **first start** (``read_rotated_first``): the rotated pieces already there are read before
   the live file, so start-up lines rotated away before logscan came are not missed.
 - **restart** (``resume``): from a saved ``Position`` (device, inode, fingerprint, offset, and
   the head of the last non-empty rotated piece read) the same file is found again under its
   live name, under a rotated name (same inode), or gzipped (same fingerprint once
-  decompressed); it is read from the offset, then every rotated file newer than it, then
-  the live file.
+  decompressed); it is read from the offset, then every rotated file not read yet (by
+  ``seen``; by name only for an older state file), then the live file.
 
 ``tests/test_follow_tail_properties.py`` checks these rules against any order of writes,
 renames, copytruncates, compressions, polls and restarts (hypothesis).
@@ -91,6 +95,8 @@ class FileTail(_RotatedPieces, _LineCut):
         self._last_head = b""  # head of the last rotated file read: newer ones are read next
         self._seen: deque[str] = deque(maxlen=SEEN)  # digests of heads of files read to their end
         self._in_finished = False
+        self._ahead: list[bytes] = []  # heads of the newer files, in the order a poll saw them
+        self._started = False  # read_rotated_first or resume called, or the first poll made
         self.rotations = {"rename": 0, "copytruncate": 0}
         self.gaps = 0
         self.dropped = 0
@@ -112,10 +118,11 @@ class FileTail(_RotatedPieces, _LineCut):
                 except OSError:
                     continue
                 return Position(st.st_dev, st.st_ino, head[:min(FP_LEN, offset)], offset, self._last_head,
-                                tuple(self._seen))
+                                tuple(self._seen), tuple(self._ahead))
         if self.fd is None and self.dev == 0:
             return None
-        return Position(self.dev, self.ino, self.fp, self.offset, self._last_head, tuple(self._seen))
+        return Position(self.dev, self.ino, self.fp, self.offset, self._last_head, tuple(self._seen),
+                        tuple(self._ahead))
 
     def resume(self, pos: Optional[Position]) -> None:
         """Set where to start after a restart; call before the first ``poll``.
@@ -124,9 +131,11 @@ class FileTail(_RotatedPieces, _LineCut):
         ``pos.offset`` followed by every newer rotated file; the live file is then read
         from 0. With no ``pos`` the live file is read from its start.
         """
+        self._started = True
         if pos is None:
             return
         self._seen.extend(pos.seen)
+        self._ahead = [h for h in pos.ahead if h]
         try:
             st = os.stat(self.path)
         except OSError:
@@ -160,7 +169,15 @@ class FileTail(_RotatedPieces, _LineCut):
             # that file's (found or not) and copies taken from it before it was read
             self._rotated_since(sibs=sibs)
         elif match is not None:
-            self._queue_after(sibs, match, pos.offset)
+            if self._knows_read(sibs):
+                # the file read before the restart, then every piece not read yet: those are
+                # newer, whatever their names say (the live file renamed to x.1 meanwhile sorts
+                # before the dated piece being read)
+                self._queue_after(sibs, match, pos.offset, match + 1)
+                for i in self._unread(sibs, skip=(match,)):
+                    self._queue_after(sibs, i, 0, i + 1)
+            else:
+                self._queue_after(sibs, match, pos.offset)
             self.rotations["rename" if st is None or (st.st_dev, st.st_ino) != (pos.dev, pos.ino)
                            else "copytruncate"] += 1
         elif pos.offset:
@@ -255,6 +272,12 @@ class FileTail(_RotatedPieces, _LineCut):
         polls, or a copytruncate of a file not opened yet) are read in rotation order
         before the live file.
         """
+        if not self._started:
+            # neither read_rotated_first nor resume: the pieces already there are skipped on
+            # purpose; remembered as read, so a later rotation does not take them for new ones
+            self._started = True
+            for sib in self.siblings()[-SEEN:]:
+                self._mark_read(_head(sib, FP_LEN) or b"")
         yield from self._drain_queue()
         if self.fd is None:
             yield from self._open_after_rotated()
@@ -294,11 +317,15 @@ class FileTail(_RotatedPieces, _LineCut):
         if st is not None and (st.st_dev, st.st_ino) == (self.dev, self.ino):
             return
         if self._grew:
-            return  # the old file still grows (writer not reopened yet): one more poll
+            # the old file still grows (writer not reopened yet): one more poll; what is newer
+            # than it is remembered in the order seen now, before names can stop telling it
+            self._note_ahead(self._index_of(self.siblings(), self.fp, same_inode=True))
+            return
         if st is None:
             sibs = self.siblings()
             own = self._index_of(sibs, self.fp, same_inode=True)
             if own is None or own + 1 >= len(sibs):
+                self._note_ahead(own)
                 return  # renamed, the new file not there yet: keep reading the old one
             # rotated again since, and the live name is gone for now: read on up to the newest piece
         yield from self._read_fd()
@@ -308,8 +335,10 @@ class FileTail(_RotatedPieces, _LineCut):
                 yield from self._split(os.pread(self.fd, size - self.offset, self.offset), final=True)
         sibs = self.siblings()
         index = self._index_of(sibs, self.fp, same_inode=True)
-        if index is not None and index + 1 < len(sibs):
+        if index is not None and index + 1 < len(sibs) and not self._knows_read(sibs):
             self._queue_after(sibs, index + 1, 0)  # rotated after ours, before the live file
+        # (when what was read is known by content, ``_open_after_rotated`` below queues every
+        # piece not read yet, whatever its name: a newer x.1 sorts before a dated piece)
         if self.fp:
             self._last_head = self.fp
             self._mark_read(self.fp)

@@ -282,6 +282,7 @@ class Matcher:
                 if m:
                     item = m.groupdict().get("item") or m.group(0)
                     self._pending.event.items.append(item.strip())
+                    self._pending.event.end_line = rec.line
                     return
                 verdict = False
             if verdict is None:

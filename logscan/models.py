@@ -88,6 +88,9 @@ class Event(PlainModel):
     pid: Optional[int] = field(default=None, metadata={"exclude": True})
     #: the line prefix's timestamp as printed (``03-17 15:05:45``): a clock going back is another start
     timestamp: Optional[str] = field(default=None, metadata={"exclude": True})
+    #: line of the last continuation line gathered into ``items`` (None when none): the run the
+    #: event is in spans it too (a KERNEL_NOT_FOUND's reason lines, vllm PR #30602)
+    end_line: Optional[int] = field(default=None, metadata={"exclude": True})
 
     def __eq__(self, other: object) -> bool:
         """Equal when the report shows the same event (``pid`` and ``timestamp`` are read from the

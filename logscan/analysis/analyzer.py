@@ -131,7 +131,7 @@ class Analyzer:
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
             if chatter_of:
                 run.identified_by += "; " + chatter_note(self, run, engine, chatter_of, ev.line)
-        run.last_line = max(run.last_line, ev.line)
+        run.last_line = max(run.last_line, ev.end_line or ev.line)  # its continuation lines too
         if r.starts_run:
             if not run.started:
                 run.start_line = ev.line
@@ -145,6 +145,13 @@ class Analyzer:
         note(run, ev, self._shared)
         for key, tmpl in r.sets.items():
             set_fact(run, key, fill(tmpl, ev.groups), ev)
+        if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
+            for item in ev.items:  # facts a continuation line states (a reason's device capability)
+                m = cr.item_regex.match(item)
+                if m:
+                    got = {k: v for k, v in m.groupdict().items() if v is not None}
+                    for key, tmpl in r.continuation.sets.items():
+                        set_fact(run, key, fill(tmpl, got), ev)
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:
         """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.

@@ -54,6 +54,13 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
     # (logged at an error level, or with no level: a frame at WARNING was recovered from)
     tb = sorted(tb + [e for e in run.events if e.kind in _FRAME_KINDS and _FRAME.match(e.message)
                       and (not e.level or e.level.lower() in _ERROR_LEVELS)], key=lambda e: e.line)
+    # an exception line another rule read first (a finding: vLLM's 'ValueError: Failed to find a
+    # kernel ...' on a worker, vllm PR #30602), logged at an error level: the process raised, and
+    # a window may keep that line and not its traceback's header or frames
+    seen = {e.line for e in tb}
+    tb = sorted(tb + [e for e in run.events if e.line not in seen and e.kind not in _NOT_EXCEPTION
+                      and e.kind != "uncaught" and e.level and e.level.lower() in _ERROR_LEVELS
+                      and _EXCEPTION.match(e.message)], key=lambda e: e.line)
     if not tb:
         return None
     # a traceback followed by a ready line was recovered from; one whose process then went on

@@ -39,6 +39,10 @@ class Continuation(_Strict):
     item: str = r"(?P<item>.+)"
     max_lines: int = spec(default=64, ge=1, le=4096)
     same_source_line: bool = True  #: continuation lines must repeat the file:line of the first
+    #: run facts an item states, filled from the item match's named groups (``Rule.sets`` syntax):
+    #: vLLM's 'MacheteLinearKernel requires capability 90, current compute capability is 75'
+    #: inside a KERNEL_NOT_FOUND block states the device's capability (``compute_capability``)
+    sets: dict[str, str] = _field(default_factory=dict)
 
 
 @strict

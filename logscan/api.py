@@ -122,7 +122,10 @@ def gate(report: Report, policy: Optional[PathLike] = None, *, baseline: Optiona
         base = load_side(base_name, packs)
         require_selection(base_name, base)
     day = today or _dt.datetime.now(_dt.timezone.utc).date()
-    return evaluate(report, pol, packs.findings, day, baseline=base, baseline_name=base_name)
+    from .gate.evaluate import ready_engines_of
+
+    return evaluate(report, pol, packs.findings, day, baseline=base, baseline_name=base_name,
+                    ready_engines=ready_engines_of(packs))
 
 
 __all__ = ["scan", "gate"]

@@ -21,6 +21,7 @@ from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
 from .releases import Release, probe_versions, release_of
+from .incomplete import START_INCOMPLETE, came_up, ready_engines_of  # noqa: F401 (ready_engines_of: api, gate)
 # the result models live in .result; their names stay importable from here (formats, api, tests)
 from .result import VERDICT_ORDER, Allowance, Check, CodeRule, GateResult, Verdict  # noqa: F401
 
@@ -30,7 +31,6 @@ START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start 
 KERNEL_POLICY = "KERNEL_POLICY"
 LINES_NOT_READ = "LINES_NOT_READ"  #: an input with lines over the matching budget or skipped (``InputStats``)
 INPUT_UNREADABLE = "INPUT_UNREADABLE"  #: an input of which no line could be read (missing, a directory, denied)
-START_INCOMPLETE = "START_INCOMPLETE"  #: a run with kernels but neither a ready line nor a failure: cut off
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
 
 
@@ -187,7 +187,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])
             checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today, rel))
         if (ready_engines is not None and run.selections and sf is None and run.serving_failure is None
-                and not _came_up(report, run)):
+                and not came_up(report, run)):
             checks.append(_incomplete_check(run, n, eng, rel, policy, cmap, today, ready_engines))
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
@@ -359,22 +359,6 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
             keep.message += "; also " + "; ".join(f"{o.code}: {what[o.code]} ({o.verdict.value})" for o in rest)
         out.append(keep)
     return out
-
-
-def ready_engines_of(packs) -> frozenset[str]:
-    """The engines (``Packs.packs`` keys) whose pack holds a rule of ``kind = "ready"``: a line
-    saying the server or engine came up (``patterns/<engine>/rules/99-uncaught.toml``)."""
-    return frozenset(e for e, pk in packs.packs.items() if any(c.rule.kind == "ready" for c in pk.rules))
-
-
-def _came_up(report: Report, run: Run) -> bool:
-    """A ``kind = "ready"`` event (a ready line, an HTTP 2xx access line, a line only a running
-    engine logs) of ``run``'s source at or after its first line and before the next run of that
-    source starts."""
-    nxt = min((r.first_line for r in report.runs if r.source == run.source and r.first_line > run.first_line),
-              default=None)
-    return any(e.kind == "ready" and e.source == run.source and e.line >= run.first_line
-               and (nxt is None or e.line < nxt) for e in report.events)
 
 
 def _incomplete_check(run: Run, n: int, eng: str, rel: Release, policy: Policy, cmap: dict[str, str],

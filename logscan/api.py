@@ -97,14 +97,16 @@ def scan(paths_or_lines: Source, *, name: str = "<lines>", gpu: Optional[str] = 
 
 
 def gate(report: Report, policy: Optional[PathLike] = None, *, baseline: Optional[Union[PathLike, Report]] = None,
-         today: Optional[_dt.date] = None, patterns: Optional[PathLike] = None) -> GateResult:
+         today: Optional[_dt.date] = None, patterns: Optional[PathLike] = None,
+         partial_log: bool = False) -> GateResult:
     """Judge ``report`` as ``logscan gate`` does; ``result.verdict`` is ``pass``, ``warn`` or ``fail``.
 
     ``policy``: a policy TOML file (its rules, then the shipped defaults unless it says
     ``defaults = false``), or None for the shipped default policy
     (``patterns/gate-policy.toml``). ``baseline``: a known-good start, as a ``Report`` or a path
     (JSON report or log). ``today`` judges allow-list expiry (default: today, UTC): pass a
-    fixed date in tests. Every check is in ``result.checks`` (kind, code, verdict, the rule
+    fixed date in tests. ``partial_log``: the log is a window of a start, as ``gate
+    --partial-log`` (a run not seen to come up or fail, START_INCOMPLETE, is not judged). Every check is in ``result.checks`` (kind, code, verdict, the rule
     that decided it). Raises ``PolicyError`` for an unreadable or invalid policy and
     ``logscan.gate.baseline.SideError`` for a baseline that is unreadable or holds no kernel
     selection (a baseline that compares nothing must not pass every family as new).
@@ -122,7 +124,10 @@ def gate(report: Report, policy: Optional[PathLike] = None, *, baseline: Optiona
         base = load_side(base_name, packs)
         require_selection(base_name, base)
     day = today or _dt.datetime.now(_dt.timezone.utc).date()
-    return evaluate(report, pol, packs.findings, day, baseline=base, baseline_name=base_name)
+    from .gate.evaluate import ready_engines_of
+
+    return evaluate(report, pol, packs.findings, day, baseline=base, baseline_name=base_name,
+                    ready_engines=None if partial_log else ready_engines_of(packs))
 
 
 __all__ = ["scan", "gate"]

@@ -58,8 +58,11 @@ def test_scan_refuses_an_unknown_gpu():
 
 
 def test_gate_default_policy_warns_on_weight_only_and_fails_a_failed_start():
-    result = logscan.gate(logscan.scan(LOG))
+    result = logscan.gate(logscan.scan(LOG))  # an excerpt cut before its ready line: START_INCOMPLETE
     assert isinstance(result, logscan.GateResult)
+    assert result.verdict == logscan.Verdict.fail
+    assert [c.code for c in result.checks if c.verdict == logscan.Verdict.fail] == ["START_INCOMPLETE"]
+    result = logscan.gate(logscan.scan(LOG), partial_log=True)
     assert result.verdict == logscan.Verdict.warn
     assert logscan.gate(logscan.scan(FAILED)).verdict == logscan.Verdict.fail
 
@@ -69,8 +72,9 @@ def test_gate_with_a_policy_file_and_a_fixed_date(tmp_path):
     policy.write_text('[[rule]]\ncost_classes = ["weight_only"]\nlevel = "fail"\nreason = "W4A4 only"\n'
                       '[[allow]]\ncost_classes = ["weight_only"]\nreason = "canary"\nexpires = 2031-01-01\n')
     report = logscan.scan(LOG)
-    assert logscan.gate(report, policy, today=dt.date(2030, 12, 31)).verdict == logscan.Verdict.passed
-    late = logscan.gate(report, policy, today=dt.date(2031, 1, 2))
+    # LOG is an excerpt cut before its ready line: partial_log keeps this test on the allow-list
+    assert logscan.gate(report, policy, today=dt.date(2030, 12, 31), partial_log=True).verdict == logscan.Verdict.passed
+    late = logscan.gate(report, policy, today=dt.date(2031, 1, 2), partial_log=True)
     assert late.verdict == logscan.Verdict.fail and any(c.allowance and c.allowance.expired for c in late.checks)
 
 

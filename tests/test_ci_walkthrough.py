@@ -80,7 +80,9 @@ def _policy() -> str:
     raise AssertionError("no policy example ([[rule]] toml block) in README.md or docs/*.md")
 
 
-GOOD = FIXTURES / "vllm" / "vllm-009.log"  # NVFP4 MoE on FLASHINFER_B12X: native
+# a start seen to come up ('Application startup complete'), as the documented job's log is (it waits
+# for /health); vllm-009, cut before its ready line, is START_INCOMPLETE (tests/test_gateclosed.py)
+GOOD = FIXTURES / "sglang" / "sglang-009.log"
 BAD = ROOT / "tests" / "data" / "constructed-emulation.log"  # the same start on the EMULATION backend
 
 

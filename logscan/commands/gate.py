@@ -10,7 +10,7 @@ import click
 from ..sources import interrupt
 from ..sources.opening import stdin_isatty
 from .common import (EXIT_FAIL_ON, EXIT_OK, EXIT_USAGE, _check_gpu, _check_version, _exit_interrupted,
-                     _input_errors, packs_for)
+                     _engine_releases, _input_errors, packs_for)
 
 GATE_FORMATS = ("text", "json", "junit", "sarif", "github", "markdown", "html")
 
@@ -62,7 +62,8 @@ def _today(value: Optional[str]):
 @click.argument("inputs", nargs=-1, metavar="[PATH|-]...")
 @click.option("--policy", "policy_path", default=None, metavar="FILE",
               help="Gate policy (TOML). Default: the shipped policy (fail on emulated, dequant_at_load, "
-                   "KERNEL_NOT_FOUND, UNSUPPORTED_ON_ARCH, NO_KERNEL_SEEN; warn on weight_only).")
+                   "KERNEL_NOT_FOUND, UNSUPPORTED_ON_ARCH, START_FAILED, NO_KERNEL_SEEN, START_INCOMPLETE, "
+                   "INPUT_UNREADABLE; warn on weight_only, UNEXPECTED_FALLBACK).")
 @click.option("--baseline", "baseline_path", default=None, metavar="FILE",
               help="A JSON report (or a log) of a known-good start: fail when a layer family's kernel moved "
                    "down its ladder, changed cost class, or went missing. A file is a report when it "
@@ -81,19 +82,32 @@ def _today(value: Optional[str]):
                    "scan: a selection below the rung that GPU should reach is UNEXPECTED_FALLBACK.")
 @click.option("--cuda", default=None, metavar="VERSION",
               help="torch.version.cuda of the engine (e.g. 12.8), as for scan.")
+@click.option("--engine-version", default=None, metavar="[ENGINE=]V",
+              help="The engine release of runs whose log prints none (a shipped release, e.g. 0.31.0 or "
+                   "vllm=0.31.0), as for scan; an unknown release is refused (exit 2) with the nearest ones named.")
+@click.option("--partial-log", is_flag=True,
+              help="The log is a window of a start (a tail, an excerpt), not the whole start: a run not "
+                   "seen to come up or fail (START_INCOMPLETE) is not judged (a note on stderr says so). "
+                   "To warn instead, write a policy rule codes = [\"START_INCOMPLETE\"], level = \"warn\".")
 @click.option("--patterns", "patterns_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Use pattern packs from this folder instead of the shipped ones.")
 def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Optional[str], fmt: str,
          outputs: tuple[str, ...], stdin_name: Optional[str], today: Optional[str], gpu: Optional[str],
-         cuda: Optional[str], patterns_dir: Optional[str]) -> None:
+         cuda: Optional[str], patterns_dir: Optional[str], engine_version: Optional[str] = None,
+         partial_log: bool = False) -> None:
     """Fail a CI pipeline when a log shows a kernel the policy forbids (exit 0 pass, 1 fail, 2 error).
+
+    With no PATH the log is read from stdin (a note says so on stderr; a terminal is refused):
+    an empty $LOG in 'logscan gate $LOG' reads the runner's stdin, so quote it.
 
     Every kernel selection, finding, run without a kernel (NO_KERNEL_SEEN) and, with
     --baseline, every layer family compared with the baseline is one check. A rule scoped by
     'versions' is judged, for a log that prints no release, on every release its inferred range
     (or any release) allows, and the worst outcome is kept. A failed start is refused as a
     baseline. An input not read to its end is exit status 2; SIGINT / SIGTERM stop the read,
-    print the report of what was read, marked interrupted, and exit 130 / 143.
+    print the report of what was read, marked interrupted, and exit 130 / 143. A run that chose
+    kernels but shows neither a ready line nor a failure (the log was cut off) is
+    START_INCOMPLETE; an input no line of which could be read is INPUT_UNREADABLE.
 
     \b
     Examples:
@@ -113,6 +127,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
     packs = packs_for(patterns_dir)
+    pins = _engine_releases(packs, engine_version) if engine_version else None
     try:
         policy = load_policy(policy_path, set(packs.findings.code), default_policy_path())
     except PolicyError as exc:
@@ -129,10 +144,19 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     paths = list(inputs) or ["-"]
     if paths == ["-"] and stdin_isatty():
         raise click.UsageError("no input: give a log path, or pipe a log into 'logscan gate -'")
+    if not inputs:  # 'logscan gate $LOG' with an empty $LOG: say that stdin is what is judged
+        click.echo("logscan: gate: no PATH given: reading the log from stdin (give - to say so, or quote "
+                   "the path variable)", err=True)
     interrupt.install()
-    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda)
+    report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda, engine_version=pins)
     _rename_stdin(report, stdin_name)
-    result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path)
+    from ..gate.evaluate import ready_engines_of
+
+    result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path,
+                      ready_engines=None if partial_log else ready_engines_of(packs))
+    if partial_log:  # the user's word, said where it cannot be missed
+        click.echo("logscan: gate: --partial-log: a start not seen to come up or fail (START_INCOMPLETE) "
+                   "is not judged", err=True)
     for ofmt, opath in outs:
         rendered = _gate_renderer(ofmt)(report, result)  # before opening: a failure leaves no empty file
         try:

@@ -104,6 +104,9 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
          engine_version: str | None = None) -> None:
     """Scan log files (or - for stdin; .gz read transparently) and report kernels and findings.
 
+    With no PATH the log is read from stdin (a terminal is refused): an empty $LOG in
+    'logscan scan $LOG' reads stdin, so quote it.
+
     Ctrl-C (SIGINT) or SIGTERM stops the read: the report of what was read is printed, marked
     interrupted, and the exit status is 130 (SIGINT) or 143 (SIGTERM). An input not read to its
     end (missing, a directory, a cut gzip) is exit status 2, one line on stderr naming it.

@@ -22,8 +22,30 @@ SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sar
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
+def repo_relative(path: str, root: Optional[str] = None) -> str:
+    """``path`` relative to ``root`` (default: ``$GITHUB_WORKSPACE``, else the current directory)
+    when it lies under it, with ``/`` separators; else the absolute path. GitHub code scanning
+    places a SARIF result by its repository-relative ``uri``: an absolute runner path matches
+    no file of the repository. ``<stdin>`` (no file) and a path that cannot be resolved stay as given."""
+    import os
+    from pathlib import Path
+
+    if not path or path.startswith("<"):
+        return path
+    try:
+        base = Path(root or os.environ.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+        full = Path(path).expanduser()
+        full = (full if full.is_absolute() else Path(os.getcwd()) / full).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return path
+    try:
+        return full.relative_to(base).as_posix()
+    except ValueError:
+        return full.as_posix()
+
+
 def _uri(path: str) -> str:
-    return quote(path.replace("\\", "/"), safe="/:._-~")
+    return quote(repo_relative(path).replace("\\", "/"), safe="/:._-~")
 
 
 def render(report: Report, gate: "Optional[GateResult]" = None) -> str:

@@ -21,6 +21,7 @@ from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
 from .releases import Release, probe_versions, release_of
+from .incomplete import START_INCOMPLETE, came_up, ready_engines_of  # noqa: F401 (ready_engines_of: api, gate)
 # the result models live in .result; their names stay importable from here (formats, api, tests)
 from .result import VERDICT_ORDER, Allowance, Check, CodeRule, GateResult, Verdict  # noqa: F401
 
@@ -29,6 +30,7 @@ INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, 
 START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start (``Run.start_failure``)
 KERNEL_POLICY = "KERNEL_POLICY"
 LINES_NOT_READ = "LINES_NOT_READ"  #: an input with lines over the matching budget or skipped (``InputStats``)
+INPUT_UNREADABLE = "INPUT_UNREADABLE"  #: an input of which no line could be read (missing, a directory, denied)
 NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
 
 
@@ -115,8 +117,15 @@ def _judge(check: Check, s: Subject, policy: Policy, cmap: dict[str, str], today
 
 
 def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date,
-             baseline: Optional[Report] = None, baseline_name: Optional[str] = None) -> GateResult:
+             baseline: Optional[Report] = None, baseline_name: Optional[str] = None,
+             ready_engines: Optional[frozenset[str]] = None) -> GateResult:
     """Judge ``report`` with ``policy`` on ``today``; compare with ``baseline`` when given.
+
+    ``ready_engines``: the engines whose pack has a ``kind = "ready"`` rule (``ready_engines_of``):
+    a run with kernels that is not seen to come up or fail is ``START_INCOMPLETE``, which for a
+    known engine outside the set warns at most (its log has no line that could have said so).
+    None: no START_INCOMPLETE check is made (the caller gave no packs to tell; ``logscan gate``
+    and ``logscan.gate`` always give them).
 
     ``findings`` is ``patterns/findings.toml``: its map of cost classes to the finding codes
     they imply (a cost-class target covers both) and the codes' descriptions. Deterministic:
@@ -177,6 +186,9 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sf.line, run=n,
                       engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])
             checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today, rel))
+        if (ready_engines is not None and run.selections and sf is None and run.serving_failure is None
+                and not came_up(report, run)):
+            checks.append(_incomplete_check(run, n, eng, rel, policy, cmap, today, ready_engines))
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
                       message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel selection",
@@ -203,9 +215,15 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                                  Release()))
         if st.source in sources_with_runs:
             continue
-        what = (f"cannot be read ({st.error.removeprefix(st.source + ': ')}): no evidence, so no pass"
-                if st.error and st.lines == 0 else
-                f"no engine log line about quantization kernels was recognised in {st.lines} line(s)"
+        if st.error and st.lines == 0:  # missing, a directory, permission denied: not a log without kernels
+            c = Check(kind="input", code=INPUT_UNREADABLE, name=f"{INPUT_UNREADABLE} {st.source}",
+                      message=f"{st.source}: cannot be read ({st.error.removeprefix(st.source + ': ')}): "
+                              "no line of it was read, so no evidence and no pass",
+                      verdict=Verdict.passed, decided_by="", source=st.source)
+            checks.append(_judge(c, Subject(None, None, None, None, code=INPUT_UNREADABLE), policy, cmap, today,
+                                 Release()))
+            continue
+        what = (f"no engine log line about quantization kernels was recognised in {st.lines} line(s)"
                 + (f" ({st.error})" if st.error else ""))
         c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} {st.source}",
                   message=f"{st.source}: {what}",
@@ -341,6 +359,28 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
             keep.message += "; also " + "; ".join(f"{o.code}: {what[o.code]} ({o.verdict.value})" for o in rest)
         out.append(keep)
     return out
+
+
+def _incomplete_check(run: Run, n: int, eng: str, rel: Release, policy: Policy, cmap: dict[str, str],
+                      today: date, ready_engines: Optional[frozenset[str]]) -> Check:
+    """The START_INCOMPLETE check of a run that chose kernels but whose log shows neither that the
+    server came up nor that it failed: the log was cut off (a tail, an excerpt, a start still
+    loading weights, as vllm-009 ends at 'Loading safetensors checkpoint shards: 67% Completed'),
+    so the kernels it names are not known to have served, nor the start to have ended well.
+    For an engine whose pack has no ready rule the check warns at most (nothing could have said so)."""
+    ver = f"; engine release {run.engine.version}" if run.engine.version else "; engine release not printed"
+    c = Check(kind="start", code=START_INCOMPLETE, name=f"{START_INCOMPLETE} run {n}",
+              message=(f"run {n} (lines {run.first_line}-{run.last_line}): the start was not seen to complete: "
+                       f"no line says the server came up ('Application startup complete', 'Uvicorn running on', "
+                       f"'The server is fired up and ready to roll', ...) and none says it failed; the log ends "
+                       f"at line {run.last_line}{ver}"),
+              verdict=Verdict.passed, decided_by="", source=run.source, line=run.last_line, run=n, engine=eng)
+    c = _judge(c, Subject(eng, rel.exact, None, None, code=START_INCOMPLETE), policy, cmap, today, rel)
+    known = eng not in ("unknown", "", None)
+    if c.verdict is Verdict.fail and known and ready_engines is not None and eng not in ready_engines:
+        c.verdict = Verdict.warn
+        c.message += f"; warned, not failed: the {eng} pack has no ready rule, so no line could have said so"
+    return c
 
 
 def _did_not_start(n: int, sf) -> str:

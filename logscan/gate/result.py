@@ -45,7 +45,7 @@ class Check(PlainModel):
     ``source`` (None when the check concerns a whole input).
     """
 
-    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure", "input"]
+    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure", "start", "input"]
     code: Optional[str] = None
     name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
     message: str

@@ -16,7 +16,7 @@ from datetime import date
 from typing import Optional
 
 from ..models import Report, Run, Selection
-from ..formats.clip import clip
+from ..formats.failure import did_not_start
 from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
 from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
@@ -182,7 +182,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
         sf = run.start_failure
         if sf is not None:
             c = Check(kind="start_failure", code=START_FAILED, name=f"{START_FAILED} run {n}",
-                      message=_did_not_start(n, sf),
+                      message=did_not_start(n, sf),
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sf.line, run=n,
                       engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])
             checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today, rel))
@@ -381,18 +381,6 @@ def _incomplete_check(run: Run, n: int, eng: str, rel: Release, policy: Policy, 
         c.verdict = Verdict.warn
         c.message += f"; warned, not failed: the {eng} pack has no ready rule, so no line could have said so"
     return c
-
-
-def _did_not_start(n: int, sf) -> str:
-    """The START_FAILED check's message: why, in the engine's words (``StartFailure.head``: the
-    exception, else its failure line, else "no exception line in the log"), the failing kernel
-    when one is linked, and where the failure began."""
-    from ..formats.failure import head, kernel_words, where_words
-
-    line, words = head(sf)
-    extra = [x for x in (kernel_words(sf), where_words(sf)) if x]
-    return (f"run {n}: the engine did not start: {clip(words, 200)} (line {line}"
-            + "".join(f"; {clip(x, 200)}" for x in extra) + ")")
 
 
 def __getattr__(name: str):

@@ -34,11 +34,11 @@ def where_words(f: StartFailure) -> str:
     return f"{what} {f.line}: {f.evidence}"
 
 
-def did_not_start(n: int, f: StartFailure) -> str:
+def did_not_start(n: int, f: StartFailure, what: str = "the engine did not start") -> str:
     """The gate's START_FAILED message for run ``n``: why, in the engine's words (``head``: the
     exception, else its failure line, else "no exception line in the log"), the failing kernel
     when one is linked, and where the failure began; each part cut to 200 characters, marked."""
     line, words = head(f)
     extra = [x for x in (kernel_words(f), where_words(f)) if x]
-    return (f"run {n}: the engine did not start: {clip(words, 200)} (line {line}"
+    return (f"run {n}: {what}: {clip(words, 200)} (line {line}"
             + "".join(f"; {clip(x, 200)}" for x in extra) + ")")

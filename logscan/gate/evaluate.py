@@ -28,6 +28,7 @@ from .result import VERDICT_ORDER, Allowance, Check, CodeRule, GateResult, Verdi
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
 INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, read error, a signal)
 START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start (``Run.start_failure``)
+SERVING_FAILED = "SERVING_FAILED"  #: a run that came up, then failed (``Run.serving_failure``)
 KERNEL_POLICY = "KERNEL_POLICY"
 LINES_NOT_READ = "LINES_NOT_READ"  #: an input with lines over the matching budget or skipped (``InputStats``)
 INPUT_UNREADABLE = "INPUT_UNREADABLE"  #: an input of which no line could be read (missing, a directory, denied)
@@ -186,6 +187,13 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sf.line, run=n,
                       engine=eng, evidence=sf.evidence, reasons=[sf.cause] if sf.cause else [])
             checks.append(_judge(c, Subject(eng, ver, None, None, code=START_FAILED), policy, cmap, today, rel))
+        lf = run.serving_failure
+        if lf is not None:
+            c = Check(kind="start_failure", code=SERVING_FAILED, name=f"{SERVING_FAILED} run {n}",
+                      message=did_not_start(n, lf, "the engine failed after it came up"),
+                      verdict=Verdict.passed, decided_by="", source=run.source, line=lf.line, run=n,
+                      engine=eng, evidence=lf.evidence, reasons=[lf.cause] if lf.cause else [])
+            checks.append(_judge(c, Subject(eng, ver, None, None, code=SERVING_FAILED), policy, cmap, today, rel))
         if (ready_engines is not None and run.selections and sf is None and run.serving_failure is None
                 and not came_up(report, run)):
             checks.append(_incomplete_check(run, n, eng, rel, policy, cmap, today, ready_engines))

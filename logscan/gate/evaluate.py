@@ -196,7 +196,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             checks.append(_judge(c, Subject(eng, ver, None, None, code=SERVING_FAILED), policy, cmap, today, rel))
         if (ready_engines is not None and run.selections and sf is None and run.serving_failure is None
                 and not came_up(report, run)):
-            checks.append(_incomplete_check(run, n, eng, rel, policy, cmap, today, ready_engines))
+            checks.append(_incomplete_check(report, run, n, eng, rel, policy, cmap, today, ready_engines))
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
                       message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel selection",
@@ -369,7 +369,7 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
     return out
 
 
-def _incomplete_check(run: Run, n: int, eng: str, rel: Release, policy: Policy, cmap: dict[str, str],
+def _incomplete_check(report: Report, run: Run, n: int, eng: str, rel: Release, policy: Policy, cmap: dict[str, str],
                       today: date, ready_engines: Optional[frozenset[str]]) -> Check:
     """The START_INCOMPLETE check of a run that chose kernels but whose log shows neither that the
     server came up nor that it failed: the log was cut off (a tail, an excerpt, a start still
@@ -377,11 +377,15 @@ def _incomplete_check(run: Run, n: int, eng: str, rel: Release, policy: Policy, 
     so the kernels it names are not known to have served, nor the start to have ended well.
     For an engine whose pack has no ready rule the check warns at most (nothing could have said so)."""
     ver = f"; engine release {run.engine.version}" if run.engine.version else "; engine release not printed"
+    end = max((i.lines for i in report.inputs if i.source == run.source), default=0) or run.last_line
+    tail = (f"its run ends at line {run.last_line}, the log at line {end}" if end > run.last_line
+            else f"the log ends at line {end}")
     c = Check(kind="start", code=START_INCOMPLETE, name=f"{START_INCOMPLETE} run {n}",
               message=(f"run {n} (lines {run.first_line}-{run.last_line}): the start was not seen to complete: "
                        f"no line says the server came up ('Application startup complete', 'Uvicorn running on', "
-                       f"'The server is fired up and ready to roll', ...) and none says it failed; the log ends "
-                       f"at line {run.last_line}{ver}"),
+                       f"'The server is fired up and ready to roll', ...) and none says it failed; {tail}{ver}. "
+                       f"If this is an excerpt or a tail, pass --partial-log; in CI, capture the log until "
+                       f"the server's health check succeeds"),
               verdict=Verdict.passed, decided_by="", source=run.source, line=run.last_line, run=n, engine=eng)
     c = _judge(c, Subject(eng, rel.exact, None, None, code=START_INCOMPLETE), policy, cmap, today, rel)
     known = eng not in ("unknown", "", None)

@@ -231,7 +231,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
     report = Report(logscan_version=__version__)
     index = 0
     for path in paths:
-        stats = InputStats(source="<stdin>" if path == "-" else safe_text(path))  # a path may hold any bytes
+        stats = InputStats(source="<stdin>" if path == "-" else "''" if path == "" else safe_text(path))  # any bytes
         report.inputs.append(stats)
         try:
             fh, name = open_input(path)

@@ -145,3 +145,15 @@ def test_sarif_uri_is_repo_relative_under_the_workspace(tmp_path, monkeypatch):
     outside = tmp_path / "x.log"
     assert repo_relative(str(outside)) == outside.resolve().as_posix()
     assert repo_relative("<stdin>") == "<stdin>"
+
+
+def test_an_empty_path_is_named_as_such_not_as_a_directory():
+    # `logscan gate "$LOG"` with LOG unset: Path("") is the current directory, which read as
+    # "is a directory" under a blank name (trial 6)
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "logscan", "gate", ""], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "an empty path" in p.stderr and "is a directory" not in p.stderr + p.stdout
+    assert "[fail] '' INPUT_UNREADABLE" in p.stdout

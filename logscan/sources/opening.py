@@ -30,6 +30,8 @@ def open_input(path: str) -> tuple[BinaryIO, str]:
             raise InputError("<stdin>: standard input is closed")
         raw: BinaryIO = stdin
         name = "<stdin>"
+    elif path == "":  # Path("") is the current directory: say what it was instead
+        raise InputError("'': an empty path (an unset variable in the command line?)")
     else:
         p = Path(path)
         if p.is_dir():

@@ -134,3 +134,12 @@ def test_scan_fail_on_and_diff_name_the_exception():
     d = run("diff", str(NATIVE_CUTLASS), str(VLLM / "vllm-019.log"))
     assert "new run 1: start FAILED at line 7: RuntimeError: DeepGEMM backend" in d.stdout
     assert "began at line 9: EngineCore failed to start." in d.stdout and "failing kernel DeepGEMM" in d.stdout
+
+
+def test_an_error_finding_logged_just_before_a_traceback_without_exception_is_its_cause():
+    # vllm-001 (vLLM V0 engine.py: logger.exception(e) logs str(e), no class name, then the
+    # traceback): the KERNEL_NOT_FOUND line 2 is the failure's cause, not "no exception line"
+    sf = _failure(VLLM / "vllm-001.log")
+    assert sf.cause_line == 2 and sf.cause.startswith("Failed to find a kernel that can implement")
+    assert sf.headline.startswith("Failed to find a kernel") and "no exception line" not in sf.headline
+    assert sf.failing_kernel is None  # a KERNEL_NOT_FOUND names no failing kernel: none could serve

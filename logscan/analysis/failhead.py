@@ -107,6 +107,10 @@ def _chained_cause(run: RunState, tb_line: int, findings: Iterable[Finding]) -> 
     following exception"), as ``(line, message)``; None when there is none."""
     cands = [(e.line, e.message) for e in run.events if e.kind not in _NOT_EXCEPTION and exception_type(e.message)]
     cands += [(f.line, f.evidence) for f in findings if not f.inferred and exception_type(f.evidence)]
+    # ``logger.exception(e)`` (vLLM V0's engine.py) logs str(e), with no class name, and then the
+    # traceback: an error finding the engine stated just before the traceback is its exception
+    cands += [(f.line, f.evidence) for f in findings
+              if not f.inferred and f.severity.value == "error" and not exception_type(f.evidence)]
     cands = [c for c in cands if tb_line - CHAINED <= c[0] < tb_line]
     return max(cands) if cands else None
 

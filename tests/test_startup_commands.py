@@ -14,20 +14,11 @@ import sys
 import pytest
 
 from tests.conftest import FIXTURES
+from tests.test_startup_imports import PROBE  # run the CLI, then print the modules it imported
 
 LOG = str(FIXTURES / "vllm" / "vllm-005.log")
 OTHER = str(FIXTURES / "vllm" / "vllm-022.log")
 
-PROBE = """
-import sys
-from logscan.cli import cli
-try:
-    cli.main(sys.argv[1:], prog_name="logscan")
-except SystemExit:
-    pass
-sys.stdout.flush()
-print("\\nMODULES " + " ".join(sorted(sys.modules)), file=sys.stderr)
-"""
 
 #: imported by no warm start of these subcommands (``schema`` is the one whose point is pydantic)
 HEAVY = {"pydantic", "pydantic_core", "logscan.validate", "jsonschema", "rich", "logscan.formats.html",

@@ -23,7 +23,7 @@ from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .ladders import LadderIndex
 from .newstart import named_model, note, other_process, same_model, shared_names
-from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_fact
+from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_facts
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
            "kernel_of", "kv_norm", "kv_same"]
@@ -92,8 +92,7 @@ class Analyzer:
                 if len(run.events) < self.max_events_per_run:
                     run.events.append(ev)
                     note(run, ev, self._shared)
-                    for key, tmpl in r.sets.items():  # a joined run's facts ('Starting to load model X')
-                        set_fact(run, key, fill(tmpl, ev.groups), ev)
+                    set_facts(run, r.sets, ev.groups, ev)  # a joined run's facts ('Starting to load model X')
             elif r.sets:
                 self._pending[ev.source] = (r, ev)  # for the run this source opens next
             return
@@ -124,8 +123,7 @@ class Analyzer:
             named = named_model(r.sets, ev) if pend is not None else ""
             if pend is not None and (not named or same_model(named, named_model(pend[0].sets, pend[1]))):
                 # a progress line before the run's first read line named its facts (the same model)
-                for key, tmpl in pend[0].sets.items():
-                    set_fact(run, key, fill(tmpl, pend[1].groups), pend[1])
+                set_facts(run, pend[0].sets, pend[1].groups, pend[1])
         if sure and not run.engine_sure:
             run.engine_sure = True
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
@@ -143,15 +141,13 @@ class Analyzer:
         if len(run.events) < self.max_events_per_run:
             run.events.append(ev)
         note(run, ev, self._shared)
-        for key, tmpl in r.sets.items():
-            set_fact(run, key, fill(tmpl, ev.groups), ev)
+        set_facts(run, r.sets, ev.groups, ev)
         if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
             for item in ev.items:  # facts a continuation line states (a reason's device capability)
                 m = cr.item_regex.match(item)
                 if m:
                     got = {k: v for k, v in m.groupdict().items() if v is not None}
-                    for key, tmpl in r.continuation.sets.items():
-                        set_fact(run, key, fill(tmpl, got), ev)
+                    set_facts(run, r.continuation.sets, got, ev)
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:
         """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.

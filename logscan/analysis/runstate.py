@@ -147,6 +147,12 @@ def parallel_fact(config, key: str, value: str) -> None:
 MODEL_FACTS = ("model", "config", "args", "server_args")
 
 
+def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: Event) -> None:
+    """Every fact of a rule's ``sets`` (key -> template) filled from ``groups`` (``set_fact``)."""
+    for key, tmpl in sets.items():
+        set_fact(run, key, fill(tmpl, groups), ev)
+
+
 def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
     """Store run fact ``key`` (a rule's ``sets`` key) with ``value`` (its filled template) from ``ev``.
 

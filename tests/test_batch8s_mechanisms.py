@@ -135,3 +135,30 @@ def test_deepgemm_warmup_memory_line_opens_the_window():
     assert run["first_line"] == 1
     (mem,) = [e for e in _events(FIX / "sglang-231.log", "sglang.run.deepgemm-warmup-memory") if e["line"] == 1]
     assert mem["groups"]["required_gb"] == "0.1640625"
+
+
+# --- batch 8s-2: windows of SGLang bookkeeping alone are SGLang runs, not silence ---------------
+
+def test_host_pool_lines_alone_are_an_sglang_run():
+    # sglang-249: nine 'Allocating 0.03 GB host memory for V4 state pool '...' (...)' lines (HiCache)
+    (run,) = _runs(FIX / "sglang-249.log")
+    assert run["engine"]["name"] == "sglang" and run["unexplained"] == []
+    assert {e["groups"]["pool"] for e in _events(FIX / "sglang-249.log", "sglang.mem.host-pool-allocated")} == {
+        "V4 state pool", "V4 paged pool"}
+
+
+def test_a_host_pool_shortage_is_not_an_allocation(tmp_path):
+    log = write_log(tmp_path, SGL + "Not enough host memory for V4 paged pool deepseek_v4_c128. Need 1 GB\n")
+    assert _events(log, "sglang.mem.host-pool-allocated") == []
+
+
+def test_a_server_args_fragment_names_sglang():
+    # sglang-250: the middle of a ServerArgs repr, no prefix, no 'server_args=' start
+    (run,) = _runs(FIX / "sglang-250.log")
+    assert run["engine"]["name"] == "sglang" and run["findings"] == []
+
+
+def test_vllm_engine_args_are_no_sglang_fragment(tmp_path):
+    log = write_log(tmp_path, "model='x', gpu_memory_utilization=0.9, enable_expert_parallel=True, all2all_backend='naive', "
+                              "max_num_batched_tokens=8192\n")
+    assert all(r["engine"]["name"] != "sglang" for r in _runs(log))

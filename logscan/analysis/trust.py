@@ -117,7 +117,12 @@ def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
     attention choice or a run fact; ``dropped``: ``(line, rule)`` -> why a finding the line
     states was not trusted. ``lexicon`` (patterns/lexicon.toml): an optional-package line
     none of whose words is a kernel package there ('opentelemetry package is not installed,
-    tracing disabled', SGLang's tracing/trace.py) speaks of no kernel and is not listed.
+    tracing disabled', SGLang's tracing/trace.py) speaks of no kernel and is not listed, also
+    when the finding it states was dropped for naming such a package (transformers' 'You can
+    update Transformers with the command `pip install --upgrade transformers`', sglang-243): the
+    only reason an optional-package finding is dropped is its package. A line that also names a
+    kernel package, or a dropped one that is a raised exception ('ModuleNotFoundError: No module
+    named 'sglang.srt.flashmla_tests'', sglang-113), stays listed.
     """
     out: list[Unexplained] = []
     seen: set = set()  # lines, and messages: a message every rank prints is listed once
@@ -125,7 +130,8 @@ def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
         key = (ev.line, ev.rule)
         if key in used or ev.kind in _FACT_KINDS or ev.line in seen or ev.message in seen:
             continue
-        if (ev.kind == "optional_package" and lexicon is not None and key not in dropped
+        if (ev.kind == "optional_package" and lexicon is not None
+                and (key not in dropped or not _RAISED.search(ev.message))
                 and not _names_kernel_package(lexicon, ev.message)):
             continue
         cr = rules[ev.rule][0]

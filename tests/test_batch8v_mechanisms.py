@@ -112,3 +112,25 @@ def test_another_divisibility_error_names_no_kernel(tmp_path):
                               "ValueError: The input size 10944 is not divisible by the group size 128.\n")
     (run,) = _runs(log)
     assert run["start_failure"] is not None and run["start_failure"]["failing_kernel"] is None
+
+
+# --- a launch command pasted before the log states what the run asked for --------------------
+
+def test_a_vllm_serve_command_gives_the_config():
+    # vllm-267: 'vllm serve Intel/Qwen3-Next-80B-A3B-Instruct-int4-mixed-AutoRound ... --tensor-parallel-size 4 ... --dtype float16'
+    (run,) = _runs(FIX / "vllm-267.log")
+    c = run["config"]
+    assert c["model"] == "Intel/Qwen3-Next-80B-A3B-Instruct-int4-mixed-AutoRound"
+    assert c["tensor_parallel_size"] == 4 and c["dtype"] == "float16"
+
+
+def test_an_api_server_module_command_gives_the_config():
+    # vllm-263: 'python3 -m vllm.entrypoints.openai.api_server ... --dtype=float16  --model  TinyLlama-1.1B-Chat-v1.0-NVFP4'
+    (run,) = _runs(FIX / "vllm-263.log")
+    assert run["config"]["model"] == "TinyLlama-1.1B-Chat-v1.0-NVFP4" and run["config"]["dtype"] == "float16"
+
+
+def test_a_sentence_about_a_command_or_an_sglang_launch_gives_no_config(tmp_path):
+    log = write_log(tmp_path, "I started it with vllm serve Qwen/Qwen3-8B --quantization fp8 and it failed\n"
+                              "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --quantization fp8\n")
+    assert all(r["config"]["quantization"] is None for r in _runs(log))

@@ -124,8 +124,9 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
             family = fill(r.family, g)
             hint = fill(r.registry, g) if r.registry else None
             known = run_checks.judged_machine(ctx, run)[0]  # the skipped rungs that count are the ones possible here
+            off = run_checks.disabled_kernels(run)  # rungs the log's own switch disabled
             kname = normalise(kernel) or kernel  # an enum member or a quoted name, as the ladders hold it
-            placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known)
+            placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known, off)
                          if idx else None)
             nearer = None
             if (placement is None and idx is not None and info.ladder_version
@@ -133,7 +134,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
                 # already hold the next ladder's registry: the next shipped release is nearest
                 nearer = idx.next_release(info.ladder_version)
-                placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization, known)
+                placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization, known, off)
                              if nearer else None)
             cost = CostClass(r.cost_class) if r.cost_class else None
             if r.shape and placement is None and classify(ctx.packs.lexicon, kernel, "") is None:

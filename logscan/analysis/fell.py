@@ -8,7 +8,10 @@ the weight-only ``MarlinFP8ScaledMMLinearKernel`` (forced only by an environment
 2. its gate does not fail on what is known of the machine (platform, and the GPU when the log
    or ``--gpu`` names it); the gate read with the planning overlay (``overlay.py``).
 
-Each such rung comes with the words of the gate that stopped it (or could have).
+Each such rung comes with the words of the gate that stopped it (or could have), or, when the
+log's own environment disabled it (run fact ``disabled_kernels``, set by a rule of the engine's
+pack, e.g. vLLM's ``VLLM_DISABLED_KERNELS`` in kernels/linear/__init__.py, which skips a listed
+kernel before any gate), with that switch: the reason it was skipped is the log's, not the GPU's.
 """
 from __future__ import annotations
 
@@ -21,9 +24,13 @@ from .words import gate_words
 
 
 def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: int, cost: str,
-                   machine: Optional[Machine]) -> dict[str, str]:
+                   machine: Optional[Machine], disabled: Optional[dict[str, str]] = None) -> dict[str, str]:
     """Rungs above ``index`` better by cost class than ``cost`` and possible on ``machine``:
-    rung name -> its gate in words (``always available`` when it records none)."""
+    rung name -> its gate in words (``always available`` when it records none).
+
+    ``disabled``: kernel class -> the switch that disabled it in the log (``{"CutlassFp8BlockScaledMMKernel":
+    "VLLM_DISABLED_KERNELS"}``); such a rung, when its gate does not fail anyway, is said disabled
+    by that switch instead of giving its gate."""
     from .overlay import load_overlay, moe_gates, rewrite
 
     ov = load_overlay(ladder.engine)
@@ -40,6 +47,9 @@ def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: i
         terms, _ = rewrite(ov, name, list(base))
         verdict, _ = evaluate_terms(terms, m, {})
         if verdict == Verdict.fails:
+            continue
+        if disabled and name in disabled:
+            out[name] = f"{disabled[name]} not to list it (the log's own switch disabled it, before its gate)"
             continue
         out[name] = gate_words(terms) if terms else (k.gate if k and k.gate else "gate not recorded")
     return out

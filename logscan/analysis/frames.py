@@ -87,9 +87,14 @@ def kernel_of_path(lexicon: LexiconFile, path: str) -> Optional[str]:
 
 
 def kernels_said(lexicon: LexiconFile, message: str) -> list[tuple[str, str]]:
-    """``(kernel, why)`` for each lexicon kernel whose own wording (``says``) is in ``message``."""
-    return [(k.name, f"the wording is {k.name}'s own ({k.says!r})")
-            for k, _, _, says in _kernels(lexicon) if says is not None and says.search(message)]
+    """``(kernel, why)`` for each lexicon kernel whose own wording (``says``, a regex) is in
+    ``message``; ``why`` quotes the words of the message that matched."""
+    out = []
+    for k, _, _, says in _kernels(lexicon):
+        m = says.search(message) if says is not None else None
+        if m:
+            out.append((k.name, f"the wording is {k.name}'s own ({m.group(0)!r})"))
+    return out
 
 
 def frame_kernel(lexicon: LexiconFile, rule: Optional[Rule], message: str) -> Optional[str]:

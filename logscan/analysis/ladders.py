@@ -247,7 +247,8 @@ class LadderIndex:
         return None
 
     def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str],
-              quantization: Optional[str] = None, machine=None) -> Optional[Placement]:
+              quantization: Optional[str] = None, machine=None,
+              disabled: Optional[dict[str, str]] = None) -> Optional[Placement]:
         """Find ``name`` on a ladder of ``release`` whose role matches the regex ``hint``.
 
         ``platform`` (CUDA, ROCM, XPU, CPU) is preferred; ``ANY`` lists serve every platform.
@@ -255,7 +256,8 @@ class LadderIndex:
         it first and those whose regex does not match last. Returns None when no registry of
         that release holds the name. ``fell`` / ``above`` name only the skipped rungs better by
         cost class that could have passed on ``machine`` (``fell.better_skipped``; default: only
-        the platform known), each with its gate in ``stopped_by``.
+        the platform known), each with its gate in ``stopped_by`` (or the log's switch that
+        disabled it: ``disabled``, kernel class -> switch name).
         """
         from .fell import better_skipped
         from .gates import Machine
@@ -292,7 +294,7 @@ class LadderIndex:
                     k = ladder.kernel.get(rung)
                     cost = reg.cost.get(rung) or (k.cost_class if k else "unknown")
                     m = machine or Machine(platform=plat if p == "ANY" else p)
-                    stopped = better_skipped(ladder, reg, rungs, i, cost, m)
+                    stopped = better_skipped(ladder, reg, rungs, i, cost, m, disabled)
                     pos = LadderPosition(
                         registry=reg.name, role=reg.role, platform=p, ladder_version=release,
                         rung=i + 1, rungs=len(rungs), fell=len(stopped), kernel_class=rung,

@@ -108,6 +108,17 @@ def judged_machine(ctx: Analyzer, run: RunState):
     return None, None
 
 
+def disabled_kernels(run: RunState) -> dict[str, str]:
+    """Kernel classes the log's own environment disabled: run fact ``disabled_kernels`` (a
+    comma-separated list as the engine reads it) -> the switch that holds it (fact
+    ``disabled_kernels_switch``, the rule's words, e.g. ``VLLM_DISABLED_KERNELS``). Empty when
+    the log sets none."""
+    extra = run.config.extra
+    names = [n.strip() for n in (extra.get("disabled_kernels") or "").split(",") if n.strip()]
+    switch = extra.get("disabled_kernels_switch") or "an environment switch"
+    return {n: switch for n in names}
+
+
 def where(machine) -> str:
     """``sm90`` for a GPU with a compute capability, else its platform (``HPU``): how reasons name it."""
     return f"sm{machine.cc}" if machine.cc is not None else (machine.platform or "platform unknown")

@@ -19,6 +19,11 @@ from .infer import apply_server_args, server_args_config
 
 _KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
 _DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
+#: a launch command's flags (``--tensor-parallel-size 4``, ``--dtype=float16``, ``-tp 2``): a rule's
+#: ``cli`` fact; dashes become underscores, so the flag names the argument dump's key
+_CLI_KV = regex.compile(r"(?:^|\s)(?:--(?P<k>[a-z][a-z0-9-]{1,40})|-(?P<s>tp|pp|dp|q))(?:=|\s+)"
+                        r"(?P<v>'[^']*'|\"[^\"]*\"|[^\s\-\\][^\s]*)")
+_CLI_SHORT = {"tp": "tensor_parallel_size", "pp": "pipeline_parallel_size", "dp": "data_parallel_size", "q": "quantization"}
 _FIELD = regex.compile(r"\{(\w+)\}")
 
 
@@ -156,7 +161,10 @@ def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: E
 def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
     """Store run fact ``key`` (a rule's ``sets`` key) with ``value`` (its filled template) from ``ev``.
 
-    An empty value sets nothing. Unknown keys go to ``config.extra`` (first value wins)."""
+    An empty value sets nothing. Unknown keys go to ``config.extra`` (first value wins).
+    ``config`` (``k=v, ...``), ``args`` (``{'k': v, ...}``) and ``cli`` (a launch command's
+    ``--flag value`` list) are split into their known keys: model, quantization, dtype,
+    kv_cache_dtype, tensor_parallel_size and the parallel sizes, device, backends."""
     if key.endswith("version"):
         value = version_token(value)
     if not value:
@@ -191,10 +199,14 @@ def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
         if c.server_args is None:
             c.server_args = server_args_config(value, ev.line)
             apply_server_args(c, run, c.server_args)
-    elif key in ("config", "args"):
-        pat = _KV if key == "config" else _DICT_KV
+    elif key in ("config", "args", "cli"):
+        pat = _KV if key == "config" else _DICT_KV if key == "args" else _CLI_KV
         for m in pat.finditer(value):
-            k, v = m.group("k"), _unquote(m.group("v"))
+            if key == "cli":
+                k = _CLI_SHORT[m.group("s")] if m.group("s") else m.group("k").replace("-", "_")
+            else:
+                k = m.group("k")
+            v = _unquote(m.group("v"))
             if k == "model" and v:
                 c.model = c.model or v
             elif k == "quantization" and v and v != "None":

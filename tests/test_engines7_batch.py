@@ -56,10 +56,13 @@ def test_the_failed_tensorrt_llm_start_fails_the_default_gate():
 def test_a_stated_cause_keeps_its_finding_rule():
     # trtllm-121: both what() lines state their cause, 'No valid weight only groupwise GEMM tactic'
     # and 'No valid SQ GEMM tactic' (smoothQuantGemmPlugin.cpp): KERNEL_NOT_FOUND (40-build), read
-    # before the fatal-error rule, so an error finding, not a cause-less failed start
+    # before the fatal-error rule, so the finding keeps the line; since engines8b the assertion
+    # still ends the start (the pack's fatal_line), with that finding as its fatal cause
     (run,) = _runs(FIX / "trtllm" / "trtllm-121.log")
     assert _codes(run) == {"KERNEL_NOT_FOUND"} and run["findings"][0]["line"] == 1
-    assert run["start_failure"] is None
+    sf = run["start_failure"]
+    assert sf is not None and sf["line"] == 1 and sf["rule"] == "trtllm.kernel.no-groupwise-tactic"
+    assert sf["cause_line"] == 1 and run["findings"][0]["fatal"] is True
 
 
 def test_the_sq_and_per_channel_no_tactic_wordings_are_no_kernel(tmp_path):

@@ -165,3 +165,22 @@ def test_errors_that_name_no_arch_raise_no_finding(name):
     engine = name.split("-")[0]
     (run,) = _runs(FIX / engine / f"{name}.log")
     assert not run["findings"]
+
+
+# --- engines8b-2: llama.cpp's device_info list ------------------------------------------------
+
+def test_a_device_info_entry_names_the_platform_and_gpu(tmp_path):
+    (run,) = _runs(FIX / "llamacpp" / "llamacpp-190.log")
+    assert run["engine"]["platform"] == "ROCM" and run["config"]["gpu"] == "AMD Radeon RX 7900 XTX"
+    # the CPU entry of the same list names no GPU platform
+    cpu = [ln for ln in _lines("llamacpp-190") if "- CPU" in ln]
+    log = write_log(tmp_path, "\n".join(_lines("llamacpp-190")[:3] + cpu) + "\n")
+    (run,) = _runs(log)
+    assert run["engine"]["platform"] is None and run["config"]["gpu"] is None
+
+
+@pytest.mark.parametrize("name", ["llamacpp-191", "llamacpp-192"])
+def test_device_kernel_image_is_invalid_fails_the_start_and_claims_no_arch(name):
+    (run,) = _runs(FIX / "llamacpp" / f"{name}.log")
+    assert run["start_failure"] is not None and not run["findings"]
+    assert run["engine"]["platform"] == "ROCM"

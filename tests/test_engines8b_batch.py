@@ -184,3 +184,25 @@ def test_device_kernel_image_is_invalid_fails_the_start_and_claims_no_arch(name)
     (run,) = _runs(FIX / "llamacpp" / f"{name}.log")
     assert run["start_failure"] is not None and not run["findings"]
     assert run["engine"]["platform"] == "ROCM"
+
+
+# --- TLLM_THROW's text: a TllmException with no 'Assertion failed:' ---------------------------
+
+def test_a_thrown_tllm_exception_that_states_its_cause_fails_the_start(tmp_path):
+    # trtllm-151's real line shape ('[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: ...') with the
+    # groupwise plugin's own refusal (weightOnlyGroupwiseQuantMatmulPlugin.cpp TLLM_THROW) after a real
+    # build line that set the plugin (trtllm-108's release, the plugin line of PluginConfig)
+    log = write_log(tmp_path,
+                    "[04/09/2024-16:26:41] [TRT-LLM] [I] Set weight_only_groupwise_quant_matmul_plugin to float16.\n"
+                    "[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: W4A(fp)8 kernel is unsupported on "
+                    "pre-Ada (sm<89) architectures! (/app/tensorrt_llm/cpp/tensorrt_llm/plugins/weightOnlyGroupwise"
+                    "QuantMatmulPlugin/weightOnlyGroupwiseQuantMatmulPlugin.cpp:121)\n")
+    (run,) = _runs(log)
+    assert run["start_failure"]["line"] == 2 and run["findings"][0]["fatal"] is True
+    # the refusal names the plugin's W4A(fp)8 mode: the configured plugin is the native W4A8 kernel
+    (sel,) = run["selections"]
+    assert sel["cost_class"] == "native" and run["config"]["quantization"] == "W4A8_AWQ"
+    # the same plugin line alone: which mode the groupwise plugin runs is not logged
+    (run,) = _runs(write_log(tmp_path, "[04/09/2024-16:26:41] [TRT-LLM] [I] Set weight_only_groupwise_quant_matmul_plugin"
+                                       " to float16.\n", "alone.log"))
+    assert run["selections"][0]["cost_class"] == "unknown" and run["start_failure"] is None

@@ -206,3 +206,26 @@ def test_a_thrown_tllm_exception_that_states_its_cause_fails_the_start(tmp_path)
     (run,) = _runs(write_log(tmp_path, "[04/09/2024-16:26:41] [TRT-LLM] [I] Set weight_only_groupwise_quant_matmul_plugin"
                                        " to float16.\n", "alone.log"))
     assert run["selections"][0]["cost_class"] == "unknown" and run["start_failure"] is None
+
+
+# --- engines8b-3: Ollama's GPU discovery refuses a GPU ----------------------------------------
+
+@pytest.mark.parametrize("name, line, gfx", [
+    ("llamacpp-193", 4, "gfx1103"),   # 0.11: 'amdgpu is not supported (supported types:[])' gpu_type=gfx1103
+    ("llamacpp-194", 6, "gfx1031"),   # 0.3: 'amdgpu is not supported' gpu=0 gpu_type=gfx1031 ...
+    ("llamacpp-195", 11, "gfx1010"),  # 0.1: 'amdgpu [0] gfx1010 is not supported by /tmp/ollama.../rocm ['
+])
+def test_ollama_refusing_a_gpu_is_an_unused_backend_in_every_wording(name, line, gfx):
+    (run,) = _runs(FIX / "llamacpp" / f"{name}.log")
+    assert run["engine"]["name"] == "llamacpp" and _codes(run) == {"BACKEND_OVERRIDE_IGNORED"}
+    (f,) = run["findings"]
+    assert f["line"] == line and run["config"]["extra"]["gfx_arch"] == gfx
+    assert run["start_failure"] is None  # Ollama goes on without the GPU: no failed start
+
+
+def test_no_compatible_gpu_alone_is_a_cpu_run_without_a_finding(tmp_path):
+    # a machine without a GPU prints the same line: the CPU is the platform, nothing was refused
+    lines = [ln for ln in _lines("llamacpp-194") if "amdgpu" not in ln and "HSA_OVERRIDE" not in ln]
+    (run,) = _runs(write_log(tmp_path, "\n".join(lines) + "\n"))
+    assert run["engine"]["platform"] == "CPU" and not run["findings"]
+    assert run["config"]["extra"]["ollama_version"] == "0.3.4-0-g26bd110"

@@ -56,7 +56,8 @@ def outcome(run: RunState, pack: Pack,
     if ev is not None:
         sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
     else:
-        sf = uncaught_start_failure(run)
+        fatal = pack.meta.pack.fatal_line
+        sf = uncaught_start_failure(run, _compiled(fatal) if fatal else None)
         if sf is None:
             return None, None
     serving = up_before(run, sf.line) is not None or in_serving_loop(run, sf.line)
@@ -85,6 +86,17 @@ def outcome(run: RunState, pack: Pack,
         if late:
             sf.cause_line, sf.cause = late[-1].line, clip(late[-1].message, 2000)
     return (None, sf) if serving else (sf, None)
+
+
+_COMPILED: dict[str, "regex.Pattern"] = {}
+
+
+def _compiled(pattern: str) -> "regex.Pattern":
+    """A pack pattern (``fatal_line``), compiled once per pattern."""
+    rx = _COMPILED.get(pattern)
+    if rx is None:
+        rx = _COMPILED[pattern] = regex.compile(pattern)
+    return rx
 
 
 #: ``Selection.reasoning`` prefix of a selection in a failed start (``formats/text.py`` marks it)

@@ -192,7 +192,13 @@ def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
         if not c.kv_cache_dtype:
             c.kv_cache_dtype, run.kv_requested_line = value, ev.line
     elif key == "compute_capability":
-        c.compute_capability = c.compute_capability or value
+        if run.platform == "ROCM" and value.isdigit():
+            # a HIP device's major.minor as ggml's device line prints it (gfx900 -> "compute
+            # capability 9.0", gfx1100 -> 11.0; llamacpp-188): no CUDA sm, so never a Hopper or
+            # Blackwell gate's input; kept as a fact of its own
+            c.extra.setdefault("hip_compute_capability", value)
+        else:
+            c.compute_capability = c.compute_capability or value
     elif key == "gpu":
         c.gpu = c.gpu or value
     elif key == "server_args":

@@ -40,13 +40,18 @@ _NOT_EXCEPTION = frozenset({"ready", "progress", "identity", "start_failure", "v
 _EXCEPTION = regex.compile(r"^\s{0,8}(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception|Interrupt|Exit)\b:?")
 
 
-def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
+def uncaught_start_failure(run: RunState, fatal: Optional[regex.Pattern] = None) -> Optional[StartFailure]:
     """The failed start an uncaught traceback implies, or None.
 
     ``line``/``evidence``: the run's first traceback line (its header, or the first frame an
     excerpt kept); ``cause_line``/``cause``: the exception line that ended it, when the log
     kept one. None when every ``uncaught`` event of the run was recovered from (a ``ready``
     event after it) or survived (``lifecycle.last_progress``).
+
+    ``fatal``: the pack's ``fatal_line`` (``PackMeta.fatal_line``), a fatal line of the engine's
+    own runtime that is no Python exception: TensorRT-LLM's ``[TensorRT-LLM][ERROR] Assertion
+    failed: Unsupported architecture (.../fmhaRunner.cpp:87)`` read by a finding rule. Such a
+    line, at an error level or with no level, counts like a traceback's exception line.
     """
     tb = [e for e in run.events if e.kind == "uncaught"]
     # a frame a frame rule read (``File ".../rocm_aiter_fused_moe.py", line N, in
@@ -61,6 +66,10 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
     tb = sorted(tb + [e for e in run.events if e.line not in seen and e.kind not in _NOT_EXCEPTION
                       and e.kind != "uncaught" and e.level and e.level.lower() in _ERROR_LEVELS
                       and _EXCEPTION.match(e.message)], key=lambda e: e.line)
+    if fatal is not None:  # the engine's own fatal shape, read first by another rule (a finding)
+        seen = {e.line for e in tb}
+        tb = sorted(tb + [e for e in run.events if e.line not in seen and _is_fatal(e, fatal)],
+                    key=lambda e: e.line)
     if not tb:
         return None
     # a traceback followed by a ready line was recovered from; one whose process then went on
@@ -79,11 +88,20 @@ def uncaught_start_failure(run: RunState) -> Optional[StartFailure]:
                       traceback_line=first.line)
     # the exception line: an ``uncaught`` event, or a line another rule read first (a grammar
     # shape took TGI's "NotImplementedError: Sharded Llama requires Flash Attention ...")
-    exc = [e for e in run.events if e.line >= first.line and _EXCEPTION.match(e.message)
-           and (e.kind == "uncaught" or e.kind not in _NOT_EXCEPTION)]
+    exc = [e for e in run.events if e.line >= first.line
+           and ((_EXCEPTION.match(e.message) and (e.kind == "uncaught" or e.kind not in _NOT_EXCEPTION))
+                or (fatal is not None and _is_fatal(e, fatal)))]
     if exc:
         sf.cause_line, sf.cause = exc[-1].line, clip(exc[-1].message, 2000)
     return sf
+
+
+def _is_fatal(e, fatal: regex.Pattern) -> bool:
+    """Whether event ``e`` is a line of the pack's fatal shape that ended the process: not a
+    ready / progress / identity line, at an error level or with no level (a WARNING-level
+    ``Assertion failed`` was logged and went on)."""
+    return (e.kind not in _NOT_EXCEPTION and e.kind != "uncaught"
+            and (not e.level or e.level.lower() in _ERROR_LEVELS) and fatal.search(e.message) is not None)
 
 
 def is_uncaught(sf: StartFailure) -> bool:

@@ -66,6 +66,12 @@ class PackMeta(_Strict):
     #: the last line of a raised exception (``RuntimeError: ...``): a finding whose line matches
     #: it, in a run whose start failed (a ``start_failure`` rule), is reported as the fatal cause
     exception_line: Optional[str] = None
+    #: a fatal line of the engine's own runtime that is no Python exception (TensorRT-LLM's
+    #: ``TllmException`` text ``Assertion failed: ...``, cpp/tensorrt_llm/common/assert.h): read by
+    #: any rule (a finding rule first), logged at an error level or with no level, it ends the start
+    #: like the exception line of an uncaught traceback (``analysis/uncaught.py``) unless a ready
+    #: line or later progress of the same process follows
+    fatal_line: Optional[str] = None
     #: order in which packs try a line that carries no engine prefix and follows no prefixed
     #: line (lower first): a pack of broad rules yields to one of exact messages
     unprefixed_priority: int = 0

@@ -29,6 +29,11 @@ LAZY = 256
 #: a numbered backreference or group reference: it would change meaning inside a combined pattern
 _NUMBERED_REF = re.compile(r"\\[1-9]|\\g<\d|\(\?\(\d")
 
+#: a whole line a paste wrapped in Markdown inline code, `` `ROCm error: ...` `` (each line of a
+#: GitHub comment quoted that way, llamacpp-189): the backticks are the paste's, not the engine's,
+#: so both go before the prefixes are read (the indentation before the first one stays)
+_INLINE_CODE = re.compile(r"([ \t]*)`([^`\n]{1,100000})`[ \t]*")
+
 
 class _First:
     """The first of ``items`` (``CompiledPrefix``) whose regex matches at a position, in list
@@ -133,6 +138,10 @@ class PrefixParser:
         pos = 0
         last: list[str] = []
         self.last_formats = last
+        if text.endswith("`"):
+            code = _INLINE_CODE.fullmatch(text)
+            if code is not None:
+                text = code.group(1) + code.group(2)
         for _ in range(3):
             m, _w = self._wrappers.match(text, pos, nonempty=True)
             if m is None:

@@ -1,0 +1,153 @@
+"""The engines8a first-sight batch (issue 16, docs/corpus.md): TGI, LMDeploy and MLC-LLM logs, and
+the general mechanisms the batch showed missing, each on the batch's real logs with a
+counter-example that must stay as it was:
+
+- TGI's router dying (the launcher's 'Webserver Crashed', the router's 'Error: Backend(Warmup(..))')
+  is a failed start before the server was up and a failure while serving after it;
+- a pasted TGI launcher / docker command's ``--quantize`` is the logged quantization (the report
+  says so), and a command without it claims nothing (a ``sets`` template whose groups all missed
+  sets nothing);
+- TurboMind's TM_CHECK_WITH_INFO assertion ('[TM][ERROR] <info> Assertion fail: <file>:<line>') is a
+  failed start; the CUDA runtime's bare 'no kernel image ...' sentence is LMDeploy's arch refusal;
+- MLC-LLM's legacy build / CLI lines name the platform (TVM's Metal device) and the engine.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logscan.analysis.runstate import RunState, set_facts
+from logscan.models import Event
+from tests.conftest import scan_json, write_log
+
+FIX = Path(__file__).parent.parent / "fixtures"
+
+
+def _run(name: str) -> dict:
+    engine = name.rsplit("-", 1)[0]
+    runs = scan_json(FIX / engine / f"{name}.log")["runs"]
+    assert len(runs) == 1, [r["first_line"] for r in runs]
+    return runs[0]
+
+
+def _codes(run: dict) -> set[str]:
+    return {f["code"] for f in run["findings"]}
+
+
+# --- TGI: the router / webserver died -------------------------------------------------------
+
+@pytest.mark.parametrize("name, rule", [
+    ("tgi-143", "tgi.run.webserver-failed"),  # v3 router warm-up 'Hidden size mismatch' on ROCm
+    ("tgi-105", "tgi.run.webserver-failed"),  # v3 router warm-up 'transport error' (engines2 batch)
+])
+def test_router_warmup_failure_is_a_failed_start(name, rule):
+    run = _run(name)
+    assert run["engine"]["name"] == "tgi"
+    assert run["start_failure"] is not None and run["start_failure"]["rule"] == rule
+    assert "Warmup" in run["start_failure"]["evidence"]
+
+
+def test_webserver_crash_after_connected_is_a_failure_while_serving(tmp_path):
+    log = write_log(tmp_path, "\n".join([
+        "2024-10-05T15:59:21.648308Z  INFO text_generation_launcher: Starting Webserver",
+        "2024-10-05T15:59:22.000000Z  INFO text_generation_router::server: router/src/server.rs:2000: Connected",
+        "2024-10-05T16:10:00.000000Z ERROR text_generation_launcher: Webserver Crashed",
+        "2024-10-05T16:10:00.000100Z  INFO text_generation_launcher: Shutting down shards",
+    ]) + "\n")
+    run = scan_json(log)["runs"][0]
+    assert run["start_failure"] is None
+    assert run["serving_failure"]["rule"] == "tgi.run.webserver-failed"
+    # the shard shutdown after a deliberate stop is no failure either
+    quiet = write_log(tmp_path, "2024-09-21T02:24:10.928558Z  INFO shard-manager: text_generation_launcher: "
+                                "Terminating shard rank=0\n", "q.log")
+    assert all(r["start_failure"] is None for r in scan_json(quiet)["runs"])
+
+
+def test_v3_router_span_with_fields_is_a_tgi_line():
+    # 'warmup{...}:warmup: text_generation_router_v3::client: ...' (nested spans, the v3 crate target)
+    run = _run("tgi-143")
+    assert run["first_line"] == 2
+
+
+# --- TGI: the pasted command's --quantize ---------------------------------------------------
+
+@pytest.mark.parametrize("name, method, where", [
+    ("tgi-147", "gptq", "--quantize gptq on the pasted launcher command"),      # backslash-continued
+    ("tgi-149", "awq", "--quantize=awq on the pasted launcher command"),        # '=' form, --json-output
+    ("tgi-104", "bitsandbytes", "--quantize bitsandbytes on the pasted launcher command"),
+    ("tgi-116", "awq", "--quantize awq on the pasted docker command"),
+])
+def test_pasted_command_quantize_is_logged(name, method, where):
+    run = _run(name)
+    assert run["config"]["quantization"] == method
+    assert run["config"]["extra"]["quantization_source"] == f"logged ({where})"
+
+
+def test_command_without_quantize_claims_nothing():
+    run = _run("tgi-145")  # docker run of the 1.3.0 image, no --quantize
+    assert run["config"]["quantization"] is None
+    assert run["config"]["extra"]["quantization_source"].startswith("not logged; ")
+    assert run["engine"]["platform"] == "CUDA"  # the docker rule still reads the platform
+
+
+def test_a_sets_template_whose_groups_all_missed_sets_nothing():
+    run = RunState(index=1, source="t", first_line=1, last_line=1, engine="tgi")
+    ev = Event(source="t", line=1, message="x", rule="r", kind="config")
+    set_facts(run, {"quantization_source": "logged ({flag} on the pasted launcher command)",
+                    "note": "constant"}, {"flag": ""}, ev)
+    assert "quantization_source" not in run.config.extra
+    assert run.config.extra.get("note") == "constant"
+    set_facts(run, {"quantization_source": "logged ({flag} on the pasted launcher command)"},
+              {"flag": "--quantize fp8"}, ev)
+    assert run.config.extra["quantization_source"] == "logged (--quantize fp8 on the pasted launcher command)"
+
+
+# --- LMDeploy -----------------------------------------------------------------------------------
+
+def test_turbomind_check_with_info_is_a_failed_start():
+    run = _run("lmdeploy-146")
+    assert run["start_failure"] is not None
+    assert run["start_failure"]["rule"] == "lmdeploy.run.tm-check-failed"
+    assert run["config"]["model"] is None  # a backslash-continued command names no model '\'
+
+
+def test_turbomind_warning_assertion_is_no_failure(tmp_path):
+    log = write_log(tmp_path, "lmdeploy serve api_server /models/x\n"
+                              "[TM][WARNING] pointer_mapping_ x Assertion fail: /a/allocator.h:284\n")
+    assert all(r["start_failure"] is None for r in scan_json(log)["runs"])
+
+
+def test_bare_no_kernel_image_is_lmdeploys_arch_refusal():
+    run = _run("lmdeploy-148")
+    assert run["engine"]["name"] == "lmdeploy"
+    assert "UNSUPPORTED_ON_ARCH" in _codes(run)
+    assert run["unexplained"] == []
+
+
+def test_explicit_turbomind_fallback_is_an_override():
+    assert "BACKEND_OVERRIDE_IGNORED" in _codes(_run("lmdeploy-142"))
+
+
+# --- MLC-LLM --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, gpu, model", [
+    ("mlc-llm-144", "Apple M2", "CodeLlama-13b-Python-hf"),
+    ("mlc-llm-145", "Apple M2 Pro", "dolly-v2-3b"),
+])
+def test_tvm_metal_device_names_the_platform(name, gpu, model):
+    run = _run(name)
+    assert run["engine"]["name"] == "mlc-llm"
+    assert run["engine"]["platform"] == "METAL"
+    assert run["config"]["gpu"] == gpu and run["config"]["model"] == model
+
+
+def test_legacy_cli_missing_library_is_an_mlc_failed_start():
+    run = _run("mlc-llm-143")
+    assert run["engine"]["name"] == "mlc-llm"
+    assert run["start_failure"]["rule"] == "mlc-llm.run.legacy-cli-missing"
+
+
+def test_found_device_alone_names_no_platform():
+    # auto_device probes every backend; only 'Using device:' is the choice (cut in mlc-llm-141)
+    assert _run("mlc-llm-141")["engine"]["platform"] is None

@@ -151,3 +151,52 @@ def test_legacy_cli_missing_library_is_an_mlc_failed_start():
 def test_found_device_alone_names_no_platform():
     # auto_device probes every backend; only 'Using device:' is the choice (cut in mlc-llm-141)
     assert _run("mlc-llm-141")["engine"]["platform"] is None
+
+
+# --- TGI --json-output: a multi-line tracing message is the lines compact mode prints -------
+
+def test_json_output_shard_stderr_is_read_line_by_line(tmp_path):
+    """launcher/src/main.rs: 'Shard complete standard error output:\\n{err}' is one tracing record;
+    under --json-output its message holds the shard's whole stderr, whose exception line names the
+    cause (here the arch refusal), as the compact lines would."""
+    import json
+    msg = ("Shard complete standard error output:\n\nTraceback (most recent call last):\n"
+           '  File "/opt/conda/lib/python3.11/site-packages/text_generation_server/cli.py", line 116, in serve\n'
+           "    server.serve(\n"
+           "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    rec = {"timestamp": "2024-08-09T12:44:00.179449Z", "level": "ERROR", "fields": {"message": msg},
+           "target": "text_generation_launcher", "span": {"rank": 0, "name": "shard-manager"}}
+    end = {"timestamp": "2024-08-09T12:44:00.279449Z", "level": "ERROR",
+           "fields": {"message": "Shard 0 failed to start"}, "target": "text_generation_launcher"}
+    log = write_log(tmp_path, json.dumps(rec) + "\n" + json.dumps(end) + "\n")
+    run = scan_json(log)["runs"][0]
+    assert run["engine"]["name"] == "tgi"
+    assert "UNSUPPORTED_ON_ARCH" in _codes(run)
+    assert run["start_failure"] is not None
+
+
+def test_a_json_formatter_message_with_line_breaks_stays_one_record(tmp_path):
+    """Only tracing records are split: a python-json-logger message keeps its line breaks in one
+    record (the reader's joined-record rule), so its line count does not change."""
+    import json
+    log = write_log(tmp_path, json.dumps({"message": "first\nsecond", "levelname": "INFO"}) + "\n")
+    from logscan.sources.unwrap import unwrap
+    out = list(unwrap(iter([(1, log.read_text().rstrip("\n"), False)])))
+    assert len(out) == 1 and out[0][1] == "INFO first\nsecond"
+
+
+# --- closed with the template coverage (docs/other-engine-coverage.md, engines8a) --------------
+
+def test_turbomind_fatal_weight_format_check_is_a_failed_start(tmp_path):
+    log = write_log(tmp_path, "[TM][FATAL] src/turbomind/models/llama/moe_ffn_layer.cc(34): Check failed: "
+                              "Unsupported config for MoeFfnLayer\n")
+    run = scan_json(log)["runs"][0]
+    assert run["engine"]["name"] == "lmdeploy"
+    assert run["start_failure"]["rule"] == "lmdeploy.quant.weight-format"
+
+
+def test_tgi_unknown_capability_is_said(tmp_path):
+    log = write_log(tmp_path, "2024-08-09T12:44:00.179449Z  WARN text_generation_launcher: Cannot determine GPU "
+                              "compute capability: RuntimeError: Found no NVIDIA driver on your system.\n")
+    cc = scan_json(log)["runs"][0]["config"]["compute_capability"]
+    assert cc.startswith("unknown (the TGI launcher could not read it: RuntimeError: Found no NVIDIA driver")

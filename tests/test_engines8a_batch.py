@@ -200,3 +200,17 @@ def test_tgi_unknown_capability_is_said(tmp_path):
                               "compute capability: RuntimeError: Found no NVIDIA driver on your system.\n")
     cc = scan_json(log)["runs"][0]["config"]["compute_capability"]
     assert cc.startswith("unknown (the TGI launcher could not read it: RuntimeError: Found no NVIDIA driver")
+
+
+# --- engines8a-2: an IPython (Jupyter) traceback is a traceback -----------------------------
+
+def test_ipython_traceback_of_the_pipeline_api_is_a_failed_start():
+    run = _run("lmdeploy-150")  # 'UnboundLocalError   Traceback (most recent call last)', 'File ~/...:89, in pipeline('
+    assert run["engine"]["name"] == "lmdeploy"
+    assert run["start_failure"] is not None
+
+
+def test_a_file_colon_line_sentence_is_no_ipython_frame(tmp_path):
+    log = write_log(tmp_path, "2024-11-21 17:46:00,971 - lmdeploy - INFO - x.py:1 - start\n"
+                              "File /tmp/a.log:3, in total 12 lines were read\n")
+    assert all(r["start_failure"] is None for r in scan_json(log)["runs"])

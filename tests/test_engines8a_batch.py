@@ -214,3 +214,18 @@ def test_a_file_colon_line_sentence_is_no_ipython_frame(tmp_path):
     log = write_log(tmp_path, "2024-11-21 17:46:00,971 - lmdeploy - INFO - x.py:1 - start\n"
                               "File /tmp/a.log:3, in total 12 lines were read\n")
     assert all(r["start_failure"] is None for r in scan_json(log)["runs"])
+
+
+def test_pytest_fail_marker_is_a_wrapper():
+    run = _run("lmdeploy-149")  # LMDeploy's CI: 'E           File ".../lmdeploy/cli/entrypoint.py", line 42, in run'
+    assert run["engine"]["name"] == "lmdeploy"
+    assert run["start_failure"] is not None
+
+
+def test_glog_error_letter_is_no_pytest_marker():
+    from logscan.packs.loader import load_packs
+    from logscan.sources.prefix import PrefixParser
+    parser = PrefixParser(load_packs())
+    for line in ("E1204 12:02:37.810840 3560 quantize_llama.py:289] loaded model", "E: no marker", "Error   x"):
+        assert parser.parse("t", 1, line).message == line  # nothing stripped
+    assert parser.parse("t", 1, "E       AssertionError: x").message.strip() == "AssertionError: x"

@@ -44,7 +44,7 @@ def test_placeholders_are_filled():
 
 #: deep coverage reached on the bundled templates (docs/other-engine-coverage.md): a floor, so a
 #: rule change that loses a sentence fails here; raise it when coverage grows
-DEEP_FLOOR = {"tgi": (50, 60), "lmdeploy": (36, 41), "mlc-llm": (22, 23)}  # (one log, isolated)
+DEEP_FLOOR = {"tgi": (53, 63), "lmdeploy": (42, 46), "mlc-llm": (22, 23)}  # (one log, isolated)
 
 
 @pytest.mark.parametrize("engine", oc.ENGINES)

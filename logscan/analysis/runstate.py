@@ -153,8 +153,16 @@ MODEL_FACTS = ("model", "config", "args", "server_args")
 
 
 def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: Event) -> None:
-    """Every fact of a rule's ``sets`` (key -> template) filled from ``groups`` (``set_fact``)."""
+    """Every fact of a rule's ``sets`` (key -> template) filled from ``groups`` (``set_fact``).
+
+    A template that names groups states its fact only when one of them matched: with every
+    named group empty it sets nothing, so a rule with optional parts (a pasted command's
+    ``--quantize``) can say ``quantization_source = "logged ({flag} ...)"`` without claiming it
+    on a line that lacks the flag. A template without groups is a constant and always set."""
     for key, tmpl in sets.items():
+        names = _FIELD.findall(tmpl)
+        if names and not any(groups.get(n) for n in names):
+            continue
         set_fact(run, key, fill(tmpl, groups), ev)
 
 

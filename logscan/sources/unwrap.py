@@ -9,7 +9,11 @@ Handles, line by line and auto-detected per line:
 - JSON log formatters (vLLM's ``VLLM_LOGGING_CONFIG_PATH`` with a JSON formatter, or
   python-json-logger): an object with ``message``/``msg`` becomes a plain vLLM-style line
   ``LEVEL [file:line] message`` so the same rules apply; Rust tracing JSON (TGI
-  ``--json-output``: ``fields.message``, ``target``) becomes the compact line it replaces.
+  ``--json-output``: ``fields.message``, ``target``) becomes the compact line it replaces. A
+  tracing message that holds line breaks (TGI's ``Shard complete standard error output:\n<the
+  shard's stderr>``, launcher/src/main.rs 2.0.4 -> v3.3.7) becomes the lines the compact format
+  prints for it: the first behind the compact prefix, each further one bare, all numbered with
+  the JSON line, so the shard's traceback and its exception line are read as in compact mode.
 
 The line number of a joined record is that of its first physical line. A joined record
 is capped at ``max_len`` characters (the rest dropped, flagged truncated).
@@ -23,11 +27,16 @@ import regex
 
 from .safe import clean_message
 
+#: the message of a Rust tracing JSON record (``fields.message``): its line breaks are the compact
+#: format's own (``feed`` splits them), unlike a JSON formatter's message joined into one record
+_TRACING = "tracing"
+
 _CRI = regex.compile(r"(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?P<stream>stdout|stderr) (?P<tag>[PF]) ?(?P<msg>.*)", regex.S)
 
 
-def _json_line(text: str) -> Optional[tuple[str, bool]]:
-    """Return ``(message, complete)`` for a Docker or JSON-formatter line, else None.
+def _json_line(text: str) -> Optional[tuple[str, bool, str]]:
+    """Return ``(message, complete, kind)`` for a Docker or JSON-formatter line, else None
+    (``kind`` is ``_TRACING`` for a Rust tracing record, else ``""``).
 
     The message goes through ``safe.clean_message`` (JSON escapes can hold ``\\r``, NUL, ANSI codes
     and, with ``\\ud800``, a lone surrogate). A line that
@@ -42,7 +51,7 @@ def _json_line(text: str) -> Optional[tuple[str, bool]]:
         return None
     if isinstance(obj.get("log"), str):  # docker json-file
         log = obj["log"]
-        return clean_message(log.rstrip("\r\n")), log.endswith("\n")
+        return clean_message(log.rstrip("\r\n")), log.endswith("\n"), ""
     msg = obj.get("message", obj.get("msg"))
     fields = obj.get("fields")
     if not isinstance(msg, str) and isinstance(fields, dict) and isinstance(fields.get("message"), str):
@@ -51,7 +60,7 @@ def _json_line(text: str) -> Optional[tuple[str, bool]]:
         target, ts = obj.get("target"), obj.get("timestamp")
         level = str(obj.get("level") or "INFO").upper()
         if isinstance(target, str) and isinstance(ts, str):
-            return f"{ts}  {level} {target}: {fields['message']}", True
+            return clean_message(f"{ts}  {level} {target}: {fields['message']}".rstrip("\n")), True, _TRACING
     if not isinstance(msg, str):
         return None
     level = obj.get("levelname") or obj.get("level") or ""
@@ -62,7 +71,7 @@ def _json_line(text: str) -> Optional[tuple[str, bool]]:
     pid = obj.get("process")
     tag = f"({proc} pid={pid}) " if proc and isinstance(pid, int) else ""
     head = f"{tag}{str(level).upper()} " if level else tag
-    return clean_message(f"{head}{loc}{msg}"), True
+    return clean_message(f"{head}{loc}{msg}"), True, ""
 
 
 class Unwrapper:
@@ -90,6 +99,7 @@ class Unwrapper:
         """Unwrap one physical line; returns the records it completes (none while partial)."""
         complete = True
         body = text
+        kind = ""
         if text[:1].isdigit() and len(text) > 30 and text[4:5] == "-":
             m = _CRI.match(text)
             if m:
@@ -98,8 +108,10 @@ class Unwrapper:
         elif text.startswith("{") and ('"log"' in text or '"message"' in text or '"msg"' in text):
             j = _json_line(text)
             if j is not None:
-                body, complete = j
+                body, complete, kind = j
         if not self._parts and complete:
+            if kind == _TRACING and "\n" in body:
+                return [(n, part, trunc) for part in body.split("\n")]
             return [(n, body, trunc)]
         if not self._parts:
             self._line = n

@@ -22,6 +22,7 @@ from typing import Iterator, Optional
 import regex
 
 from .safe import clean_message
+from .triggers import JSON_KEYS
 
 _CRI = regex.compile(r"(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?P<stream>stdout|stderr) (?P<tag>[PF]) ?(?P<msg>.*)", regex.S)
 
@@ -95,7 +96,7 @@ class Unwrapper:
             if m:
                 body = m.group("msg")
                 complete = m.group("tag") == "F"
-        elif text.startswith("{") and ('"log"' in text or '"message"' in text or '"msg"' in text):
+        elif text.startswith("{") and any(k in text for k in JSON_KEYS):  # the prefilter keeps these lines
             j = _json_line(text)
             if j is not None:
                 body, complete = j

@@ -85,8 +85,8 @@ class HyperscanSearch:
                     exprs.append(_hex(lit))
                     flags.append(_flags("SINGLEMATCH"))
                     continue
-                pre = sniff_prefix(src)
-                if pre is None or self._matches_empty(pre):
+                pre = sniff_prefix(src)  # it ends with a literal: it never matches empty
+                if pre is None:
                     first.append((src, gi, True))
                 else:
                     first.append((pre, gi, False))

@@ -51,7 +51,7 @@ SPLIT = ["logscan/analysis/" + m for m in ("analyzer.py", "runstate.py", "engine
         ["logscan/packs/" + m for m in ("model.py", "model_base.py", "model_rules.py", "model_pack.py",
                                         "model_ladders.py", "model_infer.py")] + \
         ["logscan/packs/" + m for m in ("loader.py", "packcache.py")] + \
-        ["logscan/sources/" + m for m in ("prefilter.py", "hsdb.py", "reader.py")] + \
+        ["logscan/sources/" + m for m in ("prefilter.py", "hsdb.py", "hsscan.py", "pyscan.py", "triggers.py", "literals.py", "reader.py", "lineclean.py")] + \
         ["tools/derive_ladders.py", "tools/vllm_registries.py", "tools/_common.py"]
 
 

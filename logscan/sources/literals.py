@@ -265,6 +265,75 @@ def gate_sniffs(prefixes: list, memo: Optional[dict] = None) -> list[bytes]:
     return out
 
 
+
+def pattern_literal(src: bytes) -> Optional[bytes]:
+    """The bytes ``src`` (a bytes pattern) matches when it is a plain literal (``\\[TRT-LLM\\] ``,
+    ``text_generation_``), else None (a class, a repeat, an alternation, a flag, or syntax the
+    parser does not read). A gate sniff that is a literal joins the prefilter's literal database:
+    Hyperscan's pure-literal matcher is ~40 % cheaper than the same literals beside one regex."""
+    sq = _sequence(src)
+    if sq is None or sq[1] & ~_sre_c.SRE_FLAG_UNICODE or not sq[0]:
+        return None
+    if any(op is not _sre_c.LITERAL for op, _ in sq[0]):
+        return None
+    return bytes(av for _, av in sq[0])
+
+
+def _class_source(items) -> Optional[bytes]:
+    """A parsed character class (``IN`` items) written back as a Hyperscan class, None for a
+    member other than a literal, a range or ``\\d`` (``\\s`` and ``\\w`` are read apart)."""
+    out = []
+    for op, av in items:
+        if op is _sre_c.LITERAL:
+            out.append(b"\\x%02x" % av)
+        elif op is _sre_c.RANGE:
+            out.append(b"\\x%02x-\\x%02x" % av)
+        elif op is _sre_c.CATEGORY and av is _sre_c.CATEGORY_DIGIT:
+            out.append(b"0-9")
+        else:
+            return None
+    return b"[" + b"".join(out) + b"]"
+
+
+def sniff_prefix(src: bytes) -> Optional[bytes]:
+    """A shorter necessary condition of the sniff ``src`` (a bytes pattern), or None.
+
+    The top-level items of ``src`` (groups without a quantifier are read in place) up to the
+    first literal that follows a class or a repeat, written back as a pattern of ``\\xNN``
+    literals, ``[...]`` classes and ``{m,n}`` repeats: wherever ``src`` matches, this prefix
+    of its sequence matches at the same start. SGLang's timestamp sniff
+    ``\\[(?:\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d)`` becomes ``\\[\\d{4}-``, which Hyperscan
+    searches in ~0.13 ms/MB against ~0.37 for the whole head (issue 18): the prefilter searches
+    it first, and the whole sniff only in a buffer where it matches. None when ``src`` has
+    flags, starts with an item not written back here, or no shorter prefix exists.
+    """
+    sq = _sequence(src)
+    if sq is None or sq[1] & ~_sre_c.SRE_FLAG_UNICODE:
+        return None
+    items = list(sq[0])
+    out: list[bytes] = []
+    seen_class = False
+    for k, (op, av) in enumerate(items):
+        if op is _sre_c.LITERAL:
+            out.append(b"\\x%02x" % av)
+            if seen_class:
+                return b"".join(out) if k + 1 < len(items) else None
+            continue
+        if op is _sre_c.IN:
+            piece = _class_source(av)
+        elif op is _sre_c.MAX_REPEAT and len(av[2]) == 1 and av[2][0][0] is _sre_c.IN:
+            lo, hi = av[0], av[1]
+            cls = _class_source(av[2][0][1])
+            rep = b"{%d}" % lo if lo == hi else b"{%d,}" % lo if hi is _sre_c.MAXREPEAT else b"{%d,%d}" % (lo, hi)
+            piece = cls + rep if cls is not None else None
+        else:
+            piece = None
+        if piece is None:
+            return None
+        out.append(piece)
+        seen_class = True
+    return None
+
 _CODE_ID: list[str] = []
 
 

@@ -9,8 +9,9 @@ lines (1 MiB) to a ``Prefilter``, which returns the offsets of
 - the bytes that change a line's text before matching, so a keyword hidden by them is not
   missed: NUL, ESC (ANSI colour codes, also spelled ``#033[`` by syslog relays), a ``\\r`` not followed by ``\\n``;
 - the starts of wrapped or joined records: a Kubernetes CRI partial line (`` stdout P`` /
-  `` stderr P``) and a line starting with ``{`` (Docker json-file or a JSON formatter: JSON
-  escapes can hide a keyword and Docker splits long lines into partial entries).
+  `` stderr P``) and a JSON record (one of the keys the unwrapper reads, ``"log"``,
+  ``"message"``, ``"msg"``: Docker json-file or a JSON formatter; JSON escapes can hide a
+  keyword and Docker splits long lines into partial entries). ``sources/triggers.py``.
 
 Keywords of ``prefixed_only`` rules (e.g. SGLang's catch-all topic rules) only count on a line
 that carries a line prefix of their engine: the matcher gives such rules no other line. They
@@ -20,8 +21,9 @@ engine). Lines without such an offset are skipped, counted, never decoded. The s
 (a keyword in a prompt): the per-line stages decide. It must never under-select;
 ``tests/test_prefilter.py`` checks that reports are equal with and without it.
 
-Two engines, chosen automatically: Intel Hyperscan (the ``hyperscan`` package, x86-64 wheels)
-and a pure-Python one (``bytes.lower`` and ``bytes.find`` per literal: ~80 MB/s here).
+Two engines, chosen automatically: Intel Hyperscan (the ``hyperscan`` package, x86-64 wheels;
+``sources/hsscan.py``) and a pure-Python one (``bytes.lower`` and ``bytes.find`` per literal:
+~80 MB/s here; ``sources/pyscan.py``). This module plans the literals and holds the API.
 ``LOGSCAN_PREFILTER=python|hyperscan|off`` forces one (``off``: every line goes through).
 """
 from __future__ import annotations
@@ -31,16 +33,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from .literals import _containing, _head, _hex, ere_alternation, gate_sniffs, minimal_literals, sniff_head, sniff_source, without_implied  # noqa: F401 (re-exported)
-from .sparse import with_sparse
-
-
-#: Case-sensitive literal triggers (bytes that alter a line's text, or start a joined record).
-_CRI_PARTIAL = (b" stdout P", b" stderr P")
-_DIRTY = (b"\x00", b"\x1b", b"#033[")  # #033[: an ESC spelled out by rsyslog (safe.SYSLOG_ANSI)
-
-from .hsdb import _HsDb, _cache_path, _hs, hs_db, matches_empty  # noqa: F401 (re-exported)
 from .backends import ENV, KeywordIndex, PrefilterError, _choose, available_backends  # noqa: F401 (re-exported)
+from .hsdb import _HsDb, _cache_path, _hs, hs_db, matches_empty  # noqa: F401 (re-exported)
+from .hsscan import HyperscanSearch
+from .literals import _containing, _head, _hex, ere_alternation, gate_sniffs, minimal_literals, sniff_head, sniff_source, without_implied  # noqa: F401 (re-exported)
+from .pyscan import PythonSearch
+from .sparse import with_sparse
+from .triggers import CRI_PARTIAL as _CRI_PARTIAL, DIRTY as _DIRTY, UNSURE as _UNSURE  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -129,13 +128,7 @@ def literal_plan(keywords: Iterable[str], case_sensitive: Iterable[str], gate_ke
     return plan
 
 
-#: Bytes on which a str-mode and a bytes-mode (or Hyperscan) regex may disagree even in ASCII
-#: text (Python's str ``\\s`` takes the information separators): a buffer holding one opens
-#: every gate, the exact per-line check then decides.
-_UNSURE = (b"\x1c", b"\x1d", b"\x1e", b"\x1f")
-
-
-class Prefilter:
+class Prefilter(HyperscanSearch, PythonSearch):
     """Offsets of interesting bytes in a buffer of complete lines.
 
     ``keywords``: keywords searched everywhere (str). ``gates``: keywords that count only on a
@@ -196,71 +189,12 @@ class Prefilter:
         ``literals.gate_sniffs``, kept in the gate's ``memo``."""
         return gate_sniffs(gate.prefixes, gate.memo)
 
-    def _bytes_sniff(self, gate: Gate):
-        import regex
-
-        try:
-            return [regex.compile(src, regex.V0) for src in self._sniff_sources(gate)]
-        except (regex.error, UnicodeEncodeError):
-            return None  # always open
-
     def _matches_empty(self, src: bytes) -> bool:
         """``hsdb.matches_empty(src)``, kept in the pack set's memo (a ``regex`` compile each start)."""
         key = ("matches-empty", src)
         if key not in self._memo:
             self._memo[key] = matches_empty(src)
         return self._memo[key]
-
-    @staticmethod
-    def _hs_db(exprs: list[bytes], flags: list[int]):
-        """``sources.hsdb.hs_db``: a compiled (or cached) Hyperscan database of ``exprs``."""
-        return hs_db(exprs, flags)
-
-    def _compile_hyperscan(self) -> None:
-        exprs = [_hex(lit) for lit in self.literals]
-        flags = [_hs.HS_FLAG_CASELESS] * len(exprs)
-        # a JSON record's start: ``\n{`` as a literal (``^\{`` in multi-line mode was ~25% of the
-        # scan); a ``{`` at offset 0 is checked in ``_hyperscan_hits``
-        exprs += [_hex(lit) for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY)] + [rb"\r[^\n]", rb"\n\{"]
-        flags += [0] * (len(self.sensitive) + len(_CRI_PARTIAL) + len(_DIRTY)) + [0, 0]
-        self._n_plain = len(exprs)
-        #: main-database ids of the quiet literals (the caseless ones, then the case-sensitive ones)
-        self._quiet_ids = {i for i, lit in enumerate(self.literals + self.sensitive) if lit in self._quiet}
-        #: pattern id -> what it signals: -1 an unsure byte, -2 a non-ASCII byte, g >= 0 the sniff of gate g
-        self._signal: dict[int, int] = {}
-        for lit in _UNSURE if self._needs_unsure else ():
-            self._signal[len(exprs)] = -1
-            exprs.append(_hex(lit))
-            flags.append(_hs.HS_FLAG_SINGLEMATCH)
-        self._signal[len(exprs)] = -2  # a byte >= 0x80: ``scan`` tells the buffer is not ASCII
-        exprs.append(rb"[\x80-\xff]")
-        flags.append(_hs.HS_FLAG_SINGLEMATCH)
-        self._always_open: set[int] = set()
-        #: pattern id -> gate g: a literal of an always-open gate, searched in the main database
-        #: (one scan of the buffer, not one more per chunk)
-        self._gated: dict[int, int] = {}
-        self._gate_dbs = []
-        for gi, (gate, lits) in enumerate(self.gates):
-            sniff = self._sniff_sources(gate)
-            try:  # a construct Hyperscan does not support (lookaround, backreference) opens the gate
-                self._hs_db(sniff, [_hs.HS_FLAG_MULTILINE | _hs.HS_FLAG_ALLOWEMPTY] * len(sniff))
-            except Exception:  # hyperscan.error
-                self._always_open.add(gi)
-            if any(self._matches_empty(src) for src in sniff):  # it would fire on every buffer anyway
-                self._always_open.add(gi)
-            if gi in self._always_open:
-                for lit in lits:
-                    self._gated[len(exprs)] = gi
-                    exprs.append(_hex(lit))
-                    flags.append(_hs.HS_FLAG_CASELESS)
-                self._gate_dbs.append(None)
-                continue
-            for src in sniff:
-                self._signal[len(exprs)] = gi
-                exprs.append(src)
-                flags.append(_hs.HS_FLAG_MULTILINE | _hs.HS_FLAG_SINGLEMATCH | _hs.HS_FLAG_ALLOWEMPTY)
-            self._gate_dbs.append(self._hs_db([_hex(lit) for lit in lits], [_hs.HS_FLAG_CASELESS] * len(lits)))
-        self._db = self._hs_db(exprs, flags)
 
     # -- searching ---------------------------------------------------------------------------
     def hits(self, buf: bytes, ascii: Optional[bool] = None) -> list[int]:
@@ -281,61 +215,12 @@ class Prefilter:
         return self._python_hits(buf)
 
     def scan(self, buf: bytes) -> tuple[list[int], list[int], bool]:
-        """``hits_and_starts(buf)`` and ``buf.isascii()``. With Hyperscan the scan itself tells
-        (a byte >= 0x80 is one more pattern, searched without the GIL; ``bytes.isascii`` holds
-        it for a pass over the buffer, ~0.2 ms/MB)."""
+        """``hits_and_starts(buf)`` and ``buf.isascii()`` (~0.03 ms/MB: a ``[\\x80-\\xff]`` pattern
+        in the Hyperscan database cost ~0.09, as it stops the literal matcher's fast path)."""
         if self.backend == "hyperscan":
             return self._hyperscan_hits(buf)
         ascii = buf.isascii()
         return (*self._python_hits(buf), ascii)
-
-    def _hyperscan_hits(self, buf: bytes, ascii: Optional[bool] = None) -> tuple[list[int], list[int], bool]:
-        out: list[int] = []
-        add = out.append
-        starts: list[int] = []
-        add_start = starts.append
-        quiet = self._quiet_ids
-        n_plain = self._n_plain
-        signals: set[int] = set()
-        signal = self._signal
-        gated_id = self._gated
-        gated: list[tuple[int, int]] = []
-
-        def on_match(i, _start, end, _flags, _ctx):
-            if i < n_plain:
-                add(end - 1)
-                if i not in quiet:
-                    add_start(end - 1)
-            elif i in gated_id:
-                gated.append((gated_id[i], end - 1))
-            else:
-                signals.add(signal[i])
-
-        self._db.scan(buf, match_event_handler=on_match)
-        if ascii is None:
-            ascii = -2 not in signals
-        if buf[:1] == b"{":
-            add(0)
-            add_start(0)
-        if self.gates:
-            unsure = -1 in signals or not ascii
-            for gi, db in enumerate(self._gate_dbs):
-                if db is None or not (unsure or gi in signals):
-                    continue  # always open (searched above), or no line of this buffer can carry the prefix
-
-                def on_gated(_i, _start, end, _flags, _ctx, gi=gi):
-                    gated.append((gi, end - 1))
-
-                db.scan(buf, match_event_handler=on_gated)
-            if gated:
-                opened = self._open_gates(buf, gated)
-                out += opened
-                starts += opened
-        out.sort()
-        if len(starts) == len(out):
-            return out, out, ascii
-        starts.sort()
-        return out, starts, ascii
 
     def _open_gates(self, buf: bytes, gated: list[tuple[int, int]]) -> list[int]:
         """The gated hits whose decoded line holds one of the gate's prefix patterns (exact check)."""
@@ -351,49 +236,3 @@ class Prefilter:
             if ok:
                 out.append(h)
         return out
-
-    def _python_hits(self, buf: bytes) -> tuple[list[int], list[int]]:
-        out: list[int] = []
-        quiet: list[int] = []  # hits of quiet literals (not starts)
-        low = buf.lower()
-        for lit in self.literals:
-            dest = quiet if lit in self._quiet else out
-            i = low.find(lit)
-            while i >= 0:
-                dest.append(i)
-                i = low.find(lit, i + len(lit))
-        if self.gates:
-            unsure = not buf.isascii() or (self._needs_unsure and any(b in buf for b in _UNSURE))
-            gated: list[tuple[int, int]] = []
-            for gi, (_, lits) in enumerate(self.gates):
-                sniff = self._sniffs[gi]
-                if not unsure and sniff is not None and not any(rx.search(buf) for rx in sniff):
-                    continue  # no line of this buffer can carry the engine's prefix
-                for lit in lits:
-                    i = low.find(lit)
-                    while i >= 0:
-                        gated.append((gi, i))
-                        i = low.find(lit, i + len(lit))
-            if gated:
-                out += self._open_gates(buf, gated)
-        for lit in self.sensitive + list(_CRI_PARTIAL + _DIRTY):
-            dest = quiet if lit in self._quiet else out
-            i = buf.find(lit)
-            while i >= 0:
-                dest.append(i)
-                i = buf.find(lit, i + 1)
-        i = buf.find(b"\r")
-        while i >= 0:
-            if buf[i + 1:i + 2] not in (b"\n", b""):
-                out.append(i)
-            i = buf.find(b"\r", i + 1)
-        if buf[:1] == b"{":
-            out.append(0)
-        i = buf.find(b"\n{")
-        while i >= 0:
-            out.append(i + 1)
-            i = buf.find(b"\n{", i + 2)
-        out.sort()
-        if not quiet:
-            return out, out
-        return sorted(out + quiet), out

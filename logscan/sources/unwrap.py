@@ -26,6 +26,7 @@ from typing import Iterator, Optional
 import regex
 
 from .safe import clean_message
+from .triggers import JSON_KEYS
 
 #: the message of a Rust tracing JSON record (``fields.message``): its line breaks are the compact
 #: format's own (``feed`` splits them), unlike a JSON formatter's message joined into one record
@@ -105,7 +106,7 @@ class Unwrapper:
             if m:
                 body = m.group("msg")
                 complete = m.group("tag") == "F"
-        elif text.startswith("{") and ('"log"' in text or '"message"' in text or '"msg"' in text):
+        elif text.startswith("{") and any(k in text for k in JSON_KEYS):  # the prefilter keeps these lines
             j = _json_line(text)
             if j is not None:
                 body, complete, kind = j

@@ -39,6 +39,22 @@ class LadderHistory:
         self.index = {r: i for i, r in enumerate(self.file.releases)}
         #: registries whose orderings are derived from source (not ``handmade``)
         self.derived = {reg.name for reg in self.file.registry if reg.orderings}
+        #: (registry, platform) -> the orderings of the registries of that name, in file order
+        #: (``gates`` / ``gate_of`` are asked thousands of times while ladders are composed)
+        self._lists: dict[tuple[str, str], list[Ordering]] = {}
+        for reg in self.file.registry:
+            for o in reg.orderings:
+                self._lists.setdefault((reg.name, o.platform), []).append(o)
+
+    def _ordering_at(self, release: str, registry: str, platform: str) -> Optional[Ordering]:
+        """The ordering of ``registry``'s ``platform`` list that holds at ``release`` (None if none)."""
+        i = self.index.get(release)
+        if i is None:
+            return None
+        for o in self._lists.get((registry, platform), ()):
+            if self.index[o.first] <= i <= self.index[o.last]:
+                return o
+        return None
 
     @property
     def releases(self) -> list[str]:
@@ -77,23 +93,15 @@ class LadderHistory:
 
     def gates(self, release: str, registry: str, platform: str) -> list[str]:
         """The gate source of each rung of ``registry``'s ``platform`` list at ``release`` (or [])."""
-        i = self.index.get(release)
-        for reg in self.file.registry:
-            if reg.name == registry and i is not None:
-                for o in reg.orderings:
-                    if o.platform == platform and self.index[o.first] <= i <= self.index[o.last]:
-                        return list(o.gates)
-        return []
+        o = self._ordering_at(release, registry, platform)
+        return list(o.gates) if o is not None else []
 
     def gate_of(self, release: str, registry: str, platform: str, rung: str) -> Optional[str]:
         """The gate source of ``rung`` in ``registry``'s ``platform`` list at ``release`` (None if absent)."""
-        i = self.index.get(release)
-        for reg in self.file.registry:
-            if reg.name == registry and i is not None:
-                for o in reg.orderings:
-                    if o.platform == platform and self.index[o.first] <= i <= self.index[o.last]:
-                        return o.gates[o.rungs.index(rung)] if rung in o.rungs and len(o.gates) == len(o.rungs) else None
-        return None
+        o = self._ordering_at(release, registry, platform)
+        if o is None:
+            return None
+        return o.gates[o.rungs.index(rung)] if rung in o.rungs and len(o.gates) == len(o.rungs) else None
 
     def terms_of(self, registry: str, gate: str) -> Optional[list[GateTerm]]:
         """The stored terms of one gate text of ``registry`` (None when the history has none)."""

@@ -8,10 +8,11 @@ device has no device code at all. Which facts to compare is pack data (``[arch_c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 import regex
+
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 
 _NUM = regex.compile(r"\d{2,4}")
 

@@ -5,12 +5,12 @@ longest alias first, so ``A100`` wins over ``A10`` and ``H200`` over ``H20``.
 """
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import regex
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..plain import PlainModel, plain, spec
 
 from ..packs.loader import _read_toml, _validate, patterns_root

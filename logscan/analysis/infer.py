@@ -15,13 +15,13 @@ the reasoning).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Optional
 
 import regex
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass, RunConfig, Selection, ServerArgs
 from ..packs.loader import Pack
 from ..packs.model import Chain, InferFile, Predicate

@@ -10,12 +10,12 @@ rung of a name and the release range in which that list holds (``holds_in``).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Optional
 
 import regex
 from packaging.version import InvalidVersion, Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass, LadderPosition, RungElsewhere
 from ..packs.history import release_span
 from ..packs.loader import Pack

@@ -8,11 +8,12 @@ SGLang's ``ServerArgs(...)``), read key by key.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional
 
 import regex
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, RunConfig, Selection
 from ..sources.safe import bounded_int
 from .infer import apply_server_args, server_args_config

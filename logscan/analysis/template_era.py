@@ -11,12 +11,13 @@ history says nothing of them. Loaded on first use only (a run without a version 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Optional
 
 from packaging.version import Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from .era import EraHint
 
 #: fields of a template: ``%%``, %-formats, ``{}`` fields (f-strings, str.format)

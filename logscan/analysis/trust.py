@@ -17,12 +17,12 @@ named part is ``Run.unexplained``: logscan saw what it speaks of but did not und
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 import regex
 from packaging.version import Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, Severity, Unexplained
 from ..packs.loader import CompiledRule, Pack, PackSet
 from .ladders import parse_version

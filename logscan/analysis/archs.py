@@ -12,9 +12,10 @@ from typing import Optional
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 
-_NUM = regex.compile(r"\d{2,4}")
+_NUM = lazyre.compile(r"\d{2,4}")
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Optional
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..plain import PlainModel, plain, spec
 
@@ -105,8 +106,8 @@ def _words_in_order(text: str, words: tuple[str, ...]) -> bool:
     return True
 
 
-_SM = regex.compile(r"^(?:sm[_ ]?|cc[_ ]?)?(\d{2,3})[a-z]?$", regex.I)
-_DOT = regex.compile(r"^(?:cc[_ ]?)?(\d{1,2})\.(\d)$")
+_SM = lazyre.compile(r"^(?:sm[_ ]?|cc[_ ]?)?(\d{2,3})[a-z]?$", regex.I)
+_DOT = lazyre.compile(r"^(?:cc[_ ]?)?(\d{1,2})\.(\d)$")
 
 
 def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:

@@ -13,13 +13,14 @@ from typing import Optional
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, RunConfig, Selection
 from ..sources.safe import bounded_int
 from .infer import apply_server_args, server_args_config
 
-_KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
-_DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
+_KV = lazyre.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
+_DICT_KV = lazyre.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
 _FIELD = regex.compile(r"\{(\w+)\}")
 
 
@@ -107,7 +108,7 @@ class RunState:
 
 #: what ends a logged version token: U+FFFD (bytes that were not UTF-8), a control character
 #: (C0, DEL, C1) or a zero-width / bidi format character; none is part of any release string
-_VERSION_END = regex.compile(r"[\ufffd\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_VERSION_END = lazyre.compile(r"[\ufffd\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
 def version_token(value: str) -> str:

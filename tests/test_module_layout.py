@@ -29,6 +29,7 @@ SHIMS = {
     "logscan.gate.evaluate:result": ("logscan.gate.result", ["Check", "GateResult", "Verdict", "VERDICT_ORDER"]),
     "logscan.models": ("logscan.models_kernel", ["CostClass", "COST_ORDER", "Severity", "Selection",
                                                  "LadderPosition", "RungElsewhere", "Finding", "INFERRED_FROM"]),
+    "logscan.follow.metrics": ("logscan.follow.endpoint", ["serve", "parse_addr", "is_loopback"]),
     "logscan.models:run": ("logscan.models_run", ["Run", "EngineInfo", "RunConfig", "ServerArgs", "StartFailure",
                                                   "AttentionChoice", "KvCache", "Unexplained"]),
 }
@@ -61,7 +62,8 @@ SPLIT = ["logscan/analysis/" + m for m in ("analyzer.py", "runstate.py", "engine
         ["logscan/packs/" + m for m in ("loader.py", "packcache.py")] + \
         ["logscan/sources/" + m for m in ("prefilter.py", "hsdb.py", "reader.py")] + \
         ["logscan/gate/" + m for m in ("evaluate.py", "judge.py", "incomplete.py", "result.py")] + \
-        ["logscan/" + m for m in ("models.py", "models_kernel.py", "models_run.py")] + \
+        ["logscan/" + m for m in ("models.py", "models_kernel.py", "models_run.py", "lazydc.py", "lazyre.py")] + \
+        ["logscan/follow/" + m for m in ("metrics.py", "endpoint.py", "deferred.py", "http.py")] + \
         ["tools/derive_ladders.py", "tools/vllm_registries.py", "tools/_common.py"]
 
 

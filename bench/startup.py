@@ -154,6 +154,13 @@ def main() -> int:
         ap.error(f"unknown subcommand(s) {', '.join(bad)}; known: {', '.join(COMMANDS)}")
     if args.format:
         cmds = [c for c in cmds if not c.startswith("scan-") or c == f"scan-{args.format}"]
+    if not args.peer.is_dir():
+        ap.error(f"--peer {args.peer}: not a directory (give a checkout of logscan, e.g. "
+                 f"git -C {HERE} worktree add --detach /tmp/peer <commit>)")
+    if not (args.peer / "logscan" / "cli.py").is_file():
+        ap.error(f"--peer {args.peer}: no logscan/cli.py there (not a checkout of logscan)")
+    if not args.log.is_file():
+        ap.error(f"--log {args.log}: not a file")
     log = args.log.resolve()
     trees = {"this": HERE, "peer": args.peer.resolve()}
     load_before = os.getloadavg()

@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import ROOT
 
 
@@ -79,3 +81,15 @@ def test_the_start_up_benchmark_prints_both_trees_and_the_load():
         row = next(ln for ln in lines if ln.startswith(tree))
         assert float(re.search(r"cpu best ([\d.]+) s", row).group(1)) > 0
     assert re.search(r"ratio this/peer: cpu median [\d.]+", r.stdout) and "load average:" in r.stdout
+
+
+@pytest.mark.parametrize("peer", ["missing", "empty"])
+def test_the_start_up_benchmark_refuses_a_peer_that_is_no_checkout(tmp_path, peer):
+    """A ``--peer`` that is not a directory (or holds no logscan) is a usage error (exit 2, one
+    message naming it), not a ``FileNotFoundError`` traceback from the first child run."""
+    path = tmp_path / "nothing-here" if peer == "missing" else tmp_path
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "startup.py"), "--peer", str(path), "--repeat", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and f"--peer {path}" in r.stderr
+    assert ("not a directory" if peer == "missing" else "no logscan/cli.py") in r.stderr

@@ -157,3 +157,29 @@ def test_an_empty_path_is_named_as_such_not_as_a_directory():
     assert p.returncode == 2
     assert "an empty path" in p.stderr and "is a directory" not in p.stderr + p.stdout
     assert "[fail] '' INPUT_UNREADABLE" in p.stdout
+
+
+def test_the_one_pass_over_events_finds_the_runs_that_came_up(tmp_path):
+    """``incomplete.runs_up`` (one pass over the events) gives the runs the per-run definition of
+    ``came_up`` gives: a ready event of the run's source, at or after its first line and before
+    the next run of that source. Real logs, joined into one file so that its runs alternate
+    between coming up and not, plus a second input."""
+    from logscan.gate.incomplete import came_up, runs_up
+    from logscan.packs.loader import default_packs
+    from logscan.pipeline import scan_inputs
+
+    joined = tmp_path / "restarts.log"
+    joined.write_bytes(b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in (CAME_UP, CUT_014, CAME_UP, FAILED)))
+    report = scan_inputs([str(joined), str(CAME_UP)], default_packs())
+
+    def by_definition(run):
+        nxt = min((r.first_line for r in report.runs if r.source == run.source and r.first_line > run.first_line),
+                  default=None)
+        return any(e.kind == "ready" and e.source == run.source and e.line >= run.first_line
+                   and (nxt is None or e.line < nxt) for e in report.events)
+
+    up = runs_up(report)
+    want = [by_definition(r) for r in report.runs]
+    assert [(r.source, r.first_line) in up for r in report.runs] == want
+    assert [came_up(report, r) for r in report.runs] == want
+    assert True in want and False in want and len({r.source for r in report.runs}) == 2

@@ -23,6 +23,15 @@ SHIMS = {
     "logscan.packs.model:ladders": ("logscan.packs.model_ladders", ["GateTerm", "LadderFile", "SchemeFile"]),
     "logscan.packs.model:infer": ("logscan.packs.model_infer", ["InferFile", "MatrixFile", "Outcome"]),
     "logscan.packs.model:base": ("logscan.packs.model_base", ["_Strict"]),
+    "logscan.gate.evaluate": ("logscan.gate.judge", ["_judge", "_decide", "_allow", "NO_RULE", "KERNEL_POLICY"]),
+    "logscan.gate.evaluate:incomplete": ("logscan.gate.incomplete", ["_incomplete_check", "came_up",
+                                                                     "START_INCOMPLETE", "ready_engines_of"]),
+    "logscan.gate.evaluate:result": ("logscan.gate.result", ["Check", "GateResult", "Verdict", "VERDICT_ORDER"]),
+    "logscan.models": ("logscan.models_kernel", ["CostClass", "COST_ORDER", "Severity", "Selection",
+                                                 "LadderPosition", "RungElsewhere", "Finding", "INFERRED_FROM"]),
+    "logscan.follow.metrics": ("logscan.follow.endpoint", ["serve", "parse_addr", "is_loopback"]),
+    "logscan.models:run": ("logscan.models_run", ["Run", "EngineInfo", "RunConfig", "ServerArgs", "StartFailure",
+                                                  "AttentionChoice", "KvCache", "Unexplained"]),
 }
 
 
@@ -52,6 +61,9 @@ SPLIT = ["logscan/analysis/" + m for m in ("analyzer.py", "runstate.py", "engine
                                         "model_ladders.py", "model_infer.py")] + \
         ["logscan/packs/" + m for m in ("loader.py", "packcache.py")] + \
         ["logscan/sources/" + m for m in ("prefilter.py", "hsdb.py", "hsscan.py", "pyscan.py", "triggers.py", "literals.py", "reader.py", "lineclean.py")] + \
+        ["logscan/gate/" + m for m in ("evaluate.py", "judge.py", "incomplete.py", "result.py")] + \
+        ["logscan/" + m for m in ("models.py", "models_kernel.py", "models_run.py", "lazydc.py", "lazyre.py")] + \
+        ["logscan/follow/" + m for m in ("metrics.py", "endpoint.py", "deferred.py", "http.py")] + \
         ["tools/derive_ladders.py", "tools/vllm_registries.py", "tools/_common.py"]
 
 

@@ -63,3 +63,40 @@ def test_literal_head_is_the_text_before_the_first_field():
     assert literal_head("{} kernels") == ""
     assert literal_head("100%% of %s") == "100"
     assert literal_head("No fields here ") == "No fields here"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_message_a_regex_matches_holds_the_literal_parts_in_order(engine):
+    """``could_produce`` (the literal parts in order) is necessary for a regex match, so ruling a
+    template out by it changes no answer; and it does rule out templates whose head fits."""
+    th = load(ROOT / "patterns" / engine, _read_toml)
+    messages = [_filled(t).strip() for t, _, _, _ in th.templates]
+    for path in sorted((FIXTURES / engine).glob("*.log"))[:40]:
+        messages += [re.sub(r"^.*?\] ", "", ln).strip()
+                     for ln in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+    spared = 0
+    for msg in messages:
+        for t, head, _, _ in th.templates:
+            if not msg.startswith(head):
+                continue
+            if template_regex(t).match(msg):
+                assert th.could_produce(t, msg), (t, msg)
+            elif not th.could_produce(t, msg):
+                spared += 1
+    assert spared > 100
+
+
+def test_the_cached_pack_set_holds_each_template_history_built(packs):
+    """``memo_templates`` keeps the history ``load`` builds from the TOML (pickled with the pack
+    set, so a warm start does not rebuild it); ``template_hints`` reads it from there."""
+    import pickle
+
+    from logscan.analysis.template_era import _memo_key, memo_templates
+    from logscan.packs.loader import PackSet
+
+    fresh = PackSet(packs.root, packs.packs, packs.findings)
+    memo_templates(fresh)
+    for engine in ENGINES:
+        kept = pickle.loads(fresh.memo[_memo_key(engine)])
+        built = load(ROOT / "patterns" / engine, _read_toml)
+        assert kept.templates == built.templates and kept.releases == built.releases

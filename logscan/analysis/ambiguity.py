@@ -18,6 +18,7 @@ from collections import defaultdict
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..models import Unexplained
 from .runstate import SelectionGroup
 
@@ -27,7 +28,7 @@ _MOE_FAMILY = regex.compile(r"(?i)^(?:fused[ _])?moe\b")
 _CHANGE_KINDS = ("fallback_warning", "backend_override")
 _CHANGE_SHAPES = ("fallback", "override")
 #: ... or whose words do ("AITER CK fused_moe failed, falling back to Triton MoE runner")
-_CHANGE_WORDS = regex.compile(r"(?i)\bfall(?:ing|s)?[ -]?back\b|\bfallback\b|\boverrid(?:e|es|ing|den)\b|\binstead\b")
+_CHANGE_WORDS = lazyre.compile(r"(?i)\bfall(?:ing|s)?[ -]?back\b|\bfallback\b|\boverrid(?:e|es|ing|den)\b|\binstead\b")
 
 
 def ambiguous_moe(sels: dict[tuple[str, str], SelectionGroup], rules: dict) -> list[Unexplained]:

@@ -8,12 +8,14 @@ device has no device code at all. Which facts to compare is pack data (``[arch_c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 import regex
 
-_NUM = regex.compile(r"\d{2,4}")
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
+
+_NUM = lazyre.compile(r"\d{2,4}")
 
 
 @dataclass(frozen=True)

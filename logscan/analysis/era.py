@@ -9,11 +9,12 @@ are named, so the report never hides contradicting evidence.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
+
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 
 
 @dataclass(frozen=True)

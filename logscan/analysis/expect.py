@@ -9,9 +9,9 @@ package, build flag, environment): an inference from the ladder's gates, never a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import COST_ORDER, CostClass
 from ..packs.model import GateTerm, LadderFile
 from .gates import HARDWARE_KINDS, Machine, Verdict, describe, evaluate, evaluate_terms

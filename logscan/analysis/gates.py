@@ -10,11 +10,12 @@ all ``passes`` pass, otherwise unknown; ``any_of`` is the dual; ``negate`` swaps
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterable, Optional
 
 from packaging.version import InvalidVersion, Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..packs.model import GateTerm
 from .term_forms import term_form
 

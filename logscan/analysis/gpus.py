@@ -5,12 +5,13 @@ longest alias first, so ``A100`` wins over ``A10`` and ``H200`` over ``H20``.
 """
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..plain import PlainModel, plain, spec
 
 from ..packs.loader import _read_toml, _validate, patterns_root
@@ -75,21 +76,38 @@ class Gpu:
 
 
 @functools.lru_cache(maxsize=4)
-def gpu_table(root: Optional[Path] = None) -> tuple[tuple[regex.Pattern, int, str, GpuEntry], ...]:
-    """The compiled alias table (regex, length, alias, entry), longest alias first. Raises ``PackError`` on a broken file."""
+def gpu_table(root: Optional[Path] = None) -> tuple[tuple[tuple[str, ...], int, str, GpuEntry], ...]:
+    """The alias table (alias words lowercased, length, alias, entry), longest alias first; each
+    alias's regex is ``alias_regex(alias)``. Raises ``PackError`` on a broken file."""
     data = gpu_file(root)
     rows = []
     for name, entry in data.gpu.items():
         for alias in entry.aliases:
-            words = [regex.escape(w) for w in alias.split()]
-            rx = regex.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]{0,2}".join(words) + r"(?![A-Za-z0-9])", regex.I)
-            rows.append((rx, len(alias), alias, entry))
+            rows.append((tuple(w.lower() for w in alias.split()), len(alias), alias, entry))
     rows.sort(key=lambda r: -r[1])
     return tuple(rows)
 
 
-_SM = regex.compile(r"^(?:sm[_ ]?|cc[_ ]?)?(\d{2,3})[a-z]?$", regex.I)
-_DOT = regex.compile(r"^(?:cc[_ ]?)?(\d{1,2})\.(\d)$")
+@functools.lru_cache(maxsize=1024)
+def alias_regex(alias: str) -> regex.Pattern:
+    """An alias's words, case-insensitive, up to two of space, ``_`` or ``-`` between them, not
+    inside a longer name: compiled on first need (``resolve_gpu`` tries ~110 aliases)."""
+    words = [regex.escape(w) for w in alias.split()]
+    return regex.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]{0,2}".join(words) + r"(?![A-Za-z0-9])", regex.I)
+
+
+def _words_in_order(text: str, words: tuple[str, ...]) -> bool:
+    pos = 0
+    for w in words:
+        i = text.find(w, pos)
+        if i < 0:
+            return False
+        pos = i + len(w)
+    return True
+
+
+_SM = lazyre.compile(r"^(?:sm[_ ]?|cc[_ ]?)?(\d{2,3})[a-z]?$", regex.I)
+_DOT = lazyre.compile(r"^(?:cc[_ ]?)?(\d{1,2})\.(\d)$")
 
 
 def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
@@ -113,8 +131,11 @@ def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
             if entry.gfx == g:
                 return Gpu(name, entry.cc, entry.platform, entry.gfx)
         return Gpu(g, None, "ROCM", g)
-    for rx, _, name, entry in gpu_table():
-        if rx.search(t):
+    low = t.lower() if t.isascii() else None  # ASCII: an alias it holds, it holds lowercased
+    for words, _, name, entry in gpu_table():
+        if low is not None and not _words_in_order(low, words):
+            continue  # its regex cannot match: not compiled
+        if alias_regex(name).search(t):
             return Gpu(name, entry.cc, entry.platform, entry.gfx)
     return None
 

@@ -15,13 +15,14 @@ the reasoning).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Optional
 
 import regex
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass, RunConfig, Selection, ServerArgs
 from ..packs.loader import Pack
 from ..packs.model import Chain, InferFile, Predicate
@@ -38,7 +39,7 @@ _INT_FIELDS = ("tp_size", "dp_size", "ep_size", "pp_size")
 _FLAG_FIELDS = ("enable_ep_moe", "enable_deepep_moe", "enable_flashinfer_cutlass_moe",
                 "enable_flashinfer_trtllm_moe", "enable_triton_kernel_moe", "enable_flashinfer_moe",
                 "enable_dp_attention")
-_CC_TEXT = regex.compile(r"(?i)^\s*(?:sm|cc|compute[ _]?capability)?[ _]?(\d{1,2})(?:\.(\d))?(\d)?a?\s*$")
+_CC_TEXT = lazyre.compile(r"(?i)^\s*(?:sm|cc|compute[ _]?capability)?[ _]?(\d{1,2})(?:\.(\d))?(\d)?a?\s*$")
 
 
 def _text(v: Any) -> Optional[str]:

@@ -10,12 +10,12 @@ rung of a name and the release range in which that list holds (``holds_in``).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Optional
 
 import regex
 from packaging.version import InvalidVersion, Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass, LadderPosition, RungElsewhere
 from ..packs.history import release_span
 from ..packs.loader import Pack
@@ -197,12 +197,14 @@ class LadderIndex:
         """
         groups: list[tuple[tuple, list[str]]] = []
         for rel in sorted((r for r in releases if r in self.pack.ladders), key=_v):
-            p = self.place(rel, name, hint, platform, quantization)
-            if p is None:
+            got = self._locate(rel, name, hint, platform, quantization)  # where ``place`` puts it
+            if got is None:
                 continue
+            reg, plat, rungs, i = got
+            holds = self.holds_in(rel, reg, plat)
             # a registry not derived from source is known only at snapshots: group by the one read
-            read = p.position.holds_in.partition(" (as read in ")[2].rstrip(")") if p.position.holds_in else ""
-            key = (p.position.registry, p.position.rung, p.position.rungs, read)
+            read = holds.partition(" (as read in ")[2].rstrip(")") if holds else ""
+            key = (reg.name, i + 1, len(rungs), read)
             if groups and groups[-1][0] == key:
                 groups[-1][1].append(rel)
             else:
@@ -246,24 +248,11 @@ class LadderIndex:
                 return min(hits)[1]
         return None
 
-    def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str],
-              quantization: Optional[str] = None, machine=None,
-              disabled: Optional[dict[str, str]] = None) -> Optional[Placement]:
-        """Find ``name`` on a ladder of ``release`` whose role matches the regex ``hint``.
-
-        ``platform`` (CUDA, ROCM, XPU, CPU) is preferred; ``ANY`` lists serve every platform.
-        ``quantization`` (the run's method) puts registries whose ``quantization`` regex matches
-        it first and those whose regex does not match last. Returns None when no registry of
-        that release holds the name. ``fell`` / ``above`` name only the skipped rungs better by
-        cost class that could have passed on ``machine`` (``fell.better_skipped``; default: only
-        the platform known), each with its gate in ``stopped_by`` (or the log's switch that
-        disabled it: ``disabled``, kernel class -> switch name).
-        """
-        from .fell import better_skipped
-        from .gates import Machine
-
-        if release is None:
-            return None
+    def _locate(self, release: str, name: str, hint: Optional[str], platform: Optional[str],
+                quantization: Optional[str] = None) -> Optional[tuple[Registry, str, list[str], int]]:
+        """``(registry, platform, rungs, index)`` of the list of ``release`` that ``place`` puts
+        ``name`` on (same arguments, same order of preference), or None; without the cost class
+        and the skipped rungs, which ``elsewhere`` does not need."""
         ladder = self.pack.ladders[release]
         hint_re = None
         if hint:
@@ -288,19 +277,44 @@ class LadderIndex:
                     if want_plat is not None and p != want_plat:
                         continue
                     i = self._find(rungs, reg, ladder, name)
-                    if i is None:
-                        continue
-                    rung = rungs[i]
-                    k = ladder.kernel.get(rung)
-                    cost = reg.cost.get(rung) or (k.cost_class if k else "unknown")
-                    m = machine or Machine(platform=plat if p == "ANY" else p)
-                    stopped = better_skipped(ladder, reg, rungs, i, cost, m, disabled)
-                    pos = LadderPosition(
-                        registry=reg.name, role=reg.role, platform=p, ladder_version=release,
-                        rung=i + 1, rungs=len(rungs), fell=len(stopped), kernel_class=rung,
-                        above=list(stopped), stopped_by=stopped,
-                        min_capability=k.min_capability if k else None, gate=(k.gate or None) if k else None,
-                        holds_in=self.holds_in(release, reg, p),
-                    )
-                    return Placement(pos, CostClass(cost), reg)
+                    if i is not None:
+                        return reg, p, rungs, i
         return None
+
+    def place(self, release: Optional[str], name: str, hint: Optional[str], platform: Optional[str],
+              quantization: Optional[str] = None, machine=None,
+              disabled: Optional[dict[str, str]] = None) -> Optional[Placement]:
+        """Find ``name`` on a ladder of ``release`` whose role matches the regex ``hint``.
+
+        ``platform`` (CUDA, ROCM, XPU, CPU) is preferred; ``ANY`` lists serve every platform.
+        ``quantization`` (the run's method) puts registries whose ``quantization`` regex matches
+        it first and those whose regex does not match last. Returns None when no registry of
+        that release holds the name. ``fell`` / ``above`` name only the skipped rungs better by
+        cost class that could have passed on ``machine`` (``fell.better_skipped``; default: only
+        the platform known), each with its gate in ``stopped_by`` (or the log's switch that
+        disabled it: ``disabled``, kernel class -> switch name).
+        """
+        from .fell import better_skipped
+        from .gates import Machine
+
+        if release is None:
+            return None
+        got = self._locate(release, name, hint, platform, quantization)
+        if got is None:
+            return None
+        reg, p, rungs, i = got
+        ladder = self.pack.ladders[release]
+        plat = (platform or "CUDA").upper()
+        rung = rungs[i]
+        k = ladder.kernel.get(rung)
+        cost = reg.cost.get(rung) or (k.cost_class if k else "unknown")
+        m = machine or Machine(platform=plat if p == "ANY" else p)
+        stopped = better_skipped(ladder, reg, rungs, i, cost, m, disabled)
+        pos = LadderPosition(
+            registry=reg.name, role=reg.role, platform=p, ladder_version=release,
+            rung=i + 1, rungs=len(rungs), fell=len(stopped), kernel_class=rung,
+            above=list(stopped), stopped_by=stopped,
+            min_capability=k.min_capability if k else None, gate=(k.gate or None) if k else None,
+            holds_in=self.holds_in(release, reg, p),
+        )
+        return Placement(pos, CostClass(cost), reg)

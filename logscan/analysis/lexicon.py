@@ -8,11 +8,11 @@ backend (``OPTIONAL_PACKAGE_MISSING`` needs one).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 import regex
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..packs.model import LexiconFile
 
 #: ``Fp4GemmRunnerBackend.FLASHINFER_CUTLASS`` -> ``FLASHINFER_CUTLASS``: an enum class (CamelCase,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import regex
 from packaging.version import Version
@@ -149,10 +149,9 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
     if engine_version and want is None:
         raise SchemeError(f"engine version {engine_version!r} is not a release number")
     platform = (machine.platform or "CUDA").upper()
-    lfs = [lf for lf in _ladders_for(packs, engine, extra) if ladder_serves(lf, se, platform)]
-    if want is not None:
-        lfs = [lf for lf in lfs if (parse_version(lf.version) or Version("0")) <= want]
-    if not lfs:
+    lf = next((lf for lf in _ladders_for(packs, engine, extra) if ladder_serves(lf, se, platform)
+               and (want is None or (parse_version(lf.version) or Version("0")) <= want)), None)
+    if lf is None:
         from .overlay import load_overlay, moe_only
 
         moe = f"{sid}-MOE"
@@ -170,7 +169,7 @@ def walk(packs: PackSet, engine: str, scheme_name: str, machine: Machine,
             return _recorded_walk(engine, sid, scheme, platform, machine, *recorded)
         raise SchemeError(f"no shipped {engine} ladder for {sid} on {platform}"
                           + (f" at or before {engine_version}" if engine_version else ""))
-    return walk_ladder(lfs[0], sid, scheme, se, machine)
+    return walk_ladder(lf, sid, scheme, se, machine)
 
 
 def _recorded_walk(engine: str, sid: str, scheme: Scheme, platform: str, machine: Machine,
@@ -369,11 +368,16 @@ def _matrix_config(root: Optional[Path] = None) -> tuple[list[str], dict[str, li
     return list(cfg.engines), extra
 
 
-def _ladders_for(packs: PackSet, engine: str, extra: dict[str, list[LadderFile]]) -> list[LadderFile]:
-    """Every ladder file of an engine, newest release first (pack ladders before matrix-kept ones)."""
-    lfs = list(packs.packs[engine].ladders.values()) if engine in packs.packs else []
-    lfs += extra.get(engine, [])
-    return sorted(lfs, key=lambda lf: parse_version(lf.version) or Version("0"), reverse=True)
+def _ladders_for(packs: PackSet, engine: str, extra: dict[str, list[LadderFile]]) -> Iterator[LadderFile]:
+    """Every ladder file of an engine, newest release first (pack ladders before matrix-kept ones
+    of the same release), each composed from the history only when reached: the callers take
+    the first that serves (``matrix`` composed all ~50 vLLM releases to walk one)."""
+    ladders = packs.packs[engine].ladders if engine in packs.packs else {}
+    snaps = getattr(ladders, "snapshots", ladders)  # a composed ladder's ``version`` is its release
+    items = [(r if r not in snaps else ladders[r].version, ladders, r) for r in ladders]
+    items += [(lf.version, None, lf) for lf in extra.get(engine, [])]
+    for _, src, key in sorted(items, key=lambda it: parse_version(it[0]) or Version("0"), reverse=True):
+        yield src[key] if src is not None else key
 
 
 # moved to their own modules; re-exported for callers of logscan.analysis.predict, on first use

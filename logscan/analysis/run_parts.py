@@ -9,6 +9,7 @@ from typing import Optional
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..formats.clip import clip
 from ..models import AttentionChoice, KvCache, StartFailure
 from ..packs.loader import Pack
@@ -17,7 +18,7 @@ from .lifecycle import in_serving_loop, up_before
 from .runstate import RunState, SelectionGroup, kv_norm, kv_same
 from .uncaught import TRACEBACK, uncaught_start_failure
 
-_LIST_ITEM = regex.compile(r"[\w.\-/]{1,80}")
+_LIST_ITEM = lazyre.compile(r"[\w.\-/]{1,80}")
 
 
 def quantization_source(run: RunState, pack: Pack) -> None:

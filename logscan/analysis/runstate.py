@@ -8,20 +8,22 @@ SGLang's ``ServerArgs(...)``), read key by key.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, RunConfig, Selection
 from ..sources.safe import bounded_int
 from .infer import apply_server_args, server_args_config
 
-_KV = regex.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
-_DICT_KV = regex.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
+_KV = lazyre.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
+_DICT_KV = lazyre.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
 #: a launch command's flags (``--tensor-parallel-size 4``, ``--dtype=float16``, ``-tp 2``): a rule's
 #: ``cli`` fact; dashes become underscores, so the flag names the argument dump's key
-_CLI_KV = regex.compile(r"(?:^|\s)(?:--(?P<k>[a-z][a-z0-9-]{1,40})|-(?P<s>tp|pp|dp|q))(?:=|\s+)"
+_CLI_KV = lazyre.compile(r"(?:^|\s)(?:--(?P<k>[a-z][a-z0-9-]{1,40})|-(?P<s>tp|pp|dp|q))(?:=|\s+)"
                         r"(?P<v>'[^']*'|\"[^\"]*\"|[^\s\-\\][^\s]*)")
 _CLI_SHORT = {"tp": "tensor_parallel_size", "pp": "pipeline_parallel_size", "dp": "data_parallel_size", "q": "quantization"}
 _FIELD = regex.compile(r"\{(\w+)\}")
@@ -111,7 +113,7 @@ class RunState:
 
 #: what ends a logged version token: U+FFFD (bytes that were not UTF-8), a control character
 #: (C0, DEL, C1) or a zero-width / bidi format character; none is part of any release string
-_VERSION_END = regex.compile(r"[\ufffd\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_VERSION_END = lazyre.compile(r"[\ufffd\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
 def version_token(value: str) -> str:

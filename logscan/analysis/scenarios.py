@@ -17,11 +17,12 @@ requirement that is not structured, the requirement itself (holds or not). Split
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Iterable, Optional
 
 from packaging.version import InvalidVersion, Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..packs.model import GateTerm
 from .gates import _TRUTHY, Machine, Verdict, describe
 

@@ -17,8 +17,10 @@ text under its key.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 
 #: Longest dump read (characters); SGLang 0.5.23 dumps are ~12 000 characters.
 MAX_DUMP = 400_000

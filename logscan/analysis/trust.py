@@ -17,12 +17,13 @@ named part is ``Run.unexplained``: logscan saw what it speaks of but did not und
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 import regex
 from packaging.version import Version
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, Severity, Unexplained
 from ..packs.loader import CompiledRule, Pack, PackSet
 from .ladders import parse_version
@@ -84,7 +85,7 @@ _GOES_ON = frozenset({"warning", "warn", "info", "debug"})
 
 _EXC: dict[str, "regex.Pattern"] = {}
 #: a raised Python exception on the line: ``ValueError: ...`` or ``ValueError("...")``
-_RAISED = regex.compile(r"(?:^|[\s:\]])(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?::|\([\x27\"])")
+_RAISED = lazyre.compile(r"(?:^|[\s:\]])(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?::|\([\x27\"])")
 
 
 def _exception(pattern: str):
@@ -150,7 +151,7 @@ def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
 
 
 #: the words of a line that could name a package (``flashinfer``, ``vllm._C``, ``deep-gemm``)
-_WORD = regex.compile(r"[A-Za-z_][\w.-]{1,60}")
+_WORD = lazyre.compile(r"[A-Za-z_][\w.-]{1,60}")
 
 
 def _names_kernel_package(lexicon, message: str) -> bool:

@@ -22,6 +22,7 @@ from typing import Optional
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..formats.clip import clip
 from ..models import StartFailure
 from ..packs.model_rules import FRAME_SHAPE
@@ -37,7 +38,7 @@ _ERROR_LEVELS = frozenset({"error", "err", "e", "critical", "crit", "fatal", "f"
 #: event kinds whose line is no raised exception even when it reads like one
 _NOT_EXCEPTION = frozenset({"ready", "progress", "identity", "start_failure", "version", "run_start"})
 #: the last line of a Python traceback (``KeyError: 'type'``, ``torch.OutOfMemoryError: ...``)
-_EXCEPTION = regex.compile(r"^\s{0,8}(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception|Interrupt|Exit)\b:?")
+_EXCEPTION = lazyre.compile(r"^\s{0,8}(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception|Interrupt|Exit)\b:?")
 
 
 def uncaught_start_failure(run: RunState, fatal: Optional[regex.Pattern] = None) -> Optional[StartFailure]:

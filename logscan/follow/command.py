@@ -11,10 +11,10 @@ import sys
 from typing import Optional
 
 import click
-from prometheus_client import disable_created_metrics
 
 from ..packs.loader import PackSet
-from .metrics import FollowMetrics, is_loopback, parse_addr, serve
+from .deferred import DeferredMetrics
+from .endpoint import is_loopback, parse_addr, serve
 from .podinfo import PodLabels
 from .runner import Follower
 
@@ -30,8 +30,9 @@ def run_follow(inputs: list[str], packs: PackSet, state_file: Optional[str], met
             host, _ = parse_addr(metrics_addr)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--metrics-addr")
-        disable_created_metrics()  # no *_created series: they double the output for nothing here
-        metrics = FollowMetrics(mode, degraded)
+        # built once the first lines are out (deferred.py); no *_created series: they double
+        # the output for nothing here
+        metrics = DeferredMetrics(mode, degraded, no_created=True)
     follower = Follower(inputs, packs, sys.stdout, metrics=metrics, state_file=state_file, labels=labels,
                         poll=poll, idle_flush=idle_flush)
     if metrics is not None:

@@ -12,7 +12,6 @@ Only ``GET`` and ``HEAD`` are served; every response closes the connection (HTTP
 """
 from __future__ import annotations
 
-import concurrent.futures
 import selectors
 import socket
 import threading
@@ -50,10 +49,23 @@ class BoundedHTTPServer:
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.sock, selectors.EVENT_READ, None)
         self.conns: dict[socket.socket, tuple[float, bytearray]] = {}  # insertion order: oldest first
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="logscan-http")
+        self.workers = workers
+        self._pool = None  #: the workers, started at the first complete request head (``pool``)
         self._stop = threading.Event()
         self.closed_idle = 0  #: connections closed because their head did not arrive in time
         self._thread: Optional[threading.Thread] = None
+
+    @property
+    def pool(self):
+        """The ``ThreadPoolExecutor`` of ``workers`` threads answering requests, made on first use
+        (from the loop thread only): ``concurrent.futures`` is not imported by a start that binds
+        the port before its first scrape (start-up, issue 18)."""
+        if self._pool is None:
+            import concurrent.futures
+
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.workers,
+                                                               thread_name_prefix="logscan-http")
+        return self._pool
 
     def start(self) -> "BoundedHTTPServer":
         self._thread = threading.Thread(target=self._loop, name="logscan-metrics", daemon=True)
@@ -151,4 +163,5 @@ class BoundedHTTPServer:
             pass
         self.sock.close()
         self.sel.close()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)

@@ -13,16 +13,18 @@ label is added; in ``daemonset`` mode one process reads every pod of a node, and
 
 Endpoints: ``/metrics``; ``/livez`` (200 while the process runs); ``/readyz`` (200 once the
 content that existed at start-up has been read and every path given (not a glob) is there,
-503 before).
+503 before); served by ``endpoint.serve``. ``logscan follow`` builds these metrics once its first
+lines are out (``deferred.py``: importing prometheus-client is a tenth of its start).
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import Iterable, Optional
 
 import regex
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from ..models import Run
+from .endpoint import is_loopback, parse_addr, serve  # noqa: F401 (moved there; importable from here)
 from .podinfo import PodLabels
 
 POD_LABELS = ("namespace", "pod", "container")
@@ -165,6 +167,26 @@ class FollowMetrics:
         """Count one reported finding."""
         self.child(self.findings, self.pod_values(labels) + (code, severity)).inc()
 
+    def files(self, followed: int, missing: int) -> None:
+        """Set the number of files followed now and of paths given that are not there."""
+        self.streams.set(followed)
+        self.missing.set(missing)
+
+    def read(self, labels: PodLabels, lines: int, nbytes: int, now: float) -> None:
+        """Count ``lines`` lines (``nbytes`` bytes) read, the last one at Unix time ``now``."""
+        pod = self.pod_values(labels)
+        self.child(self.lines, pod).inc(lines)
+        self.child(self.bytes, pod).inc(nbytes)
+        self.child(self.last_line, pod).set(now)
+
+    def rotated(self, labels: PodLabels, kind: str, n: int) -> None:
+        """Count ``n`` rotations of ``kind`` (``rename``, ``copytruncate``)."""
+        self.child(self.rotations, self.pod_values(labels) + (kind,)).inc(n)
+
+    def lines_dropped(self, labels: PodLabels, n: int) -> None:
+        """Count ``n`` lines cut short or lost (over-long, a partial record that never ended, a gap)."""
+        self.child(self.dropped, self.pod_values(labels)).inc(n)
+
     def child(self, metric, values: tuple):
         """The child of ``metric`` for ``values`` (pod label values first), remembered per pod
         so that ``forget`` can remove every series of a pod that is gone."""
@@ -187,61 +209,3 @@ class FollowMetrics:
                     pass
         else:
             self._set_degraded(pod)
-
-
-def parse_addr(addr: str) -> tuple[str, int]:
-    """``HOST:PORT`` or ``[IPv6]:PORT`` -> (host, port); raises ``ValueError`` when malformed: no
-    port, a port above 65535, a host holding ``:`` outside brackets (``127.0.0.1:127.0.0.1:9464``),
-    or brackets around what is not an IPv6 address."""
-    import ipaddress
-
-    host, sep, port = addr.rpartition(":")
-    if not sep or not port.isdigit() or int(port) > 65535:
-        raise ValueError(f"expected HOST:PORT, got {addr!r}")
-    if host.startswith("[") and host.endswith("]"):
-        try:
-            ipaddress.IPv6Address(host[1:-1])
-        except ValueError:
-            raise ValueError(f"expected [IPv6]:PORT, got {addr!r}: {host[1:-1]!r} is not an IPv6 address") from None
-        return host[1:-1], int(port)
-    if ":" in host or "[" in host or "]" in host:
-        raise ValueError(f"expected HOST:PORT or [IPv6]:PORT, got {addr!r}: the host {host!r} holds ':' "
-                         "(an IPv6 address goes in brackets, e.g. [::1]:9464)")
-    return host or "127.0.0.1", int(port)
-
-
-def serve(metrics: FollowMetrics, addr: str, ready: Callable[[], bool]):
-    """Start the HTTP endpoint (``http.BoundedHTTPServer``: per-connection timeouts, a small
-    worker bound); returns the server (``server_address`` has the port).
-
-    Raises ``OSError`` when the address cannot be bound.
-    """
-    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-
-    from .http import BoundedHTTPServer
-
-    host, port = parse_addr(addr)
-
-    def handler(path: str) -> tuple[str, str, bytes]:
-        if path == "/metrics":
-            return "200 OK", CONTENT_TYPE_LATEST, generate_latest(metrics.registry)
-        if path == "/livez":
-            return "200 OK", "text/plain", b"ok\n"
-        if path == "/readyz":
-            ok = ready()
-            return ("200 OK" if ok else "503 Service Unavailable"), "text/plain", (b"ready\n" if ok else b"catching up\n")
-        return "404 Not Found", "text/plain", b"not found: try /metrics, /livez, /readyz\n"
-
-    return BoundedHTTPServer(host, port, handler).start()
-
-
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and ``localhost``."""
-    import ipaddress
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-

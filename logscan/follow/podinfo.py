@@ -7,11 +7,12 @@ and ``BuildContainerLogsDirectory``): ``/var/log/pods/<namespace>_<pod>_<uid>/<c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Optional
 
 import regex
+
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 
 _POD_DIR = regex.compile(r"(?P<ns>[a-z0-9][a-z0-9-]{0,62})_(?P<pod>[a-z0-9][a-z0-9.-]{0,252})_(?P<uid>[0-9a-fA-F-]{1,64})")
 _LOG_NAME = regex.compile(r"\d{1,9}\.log(?:\.\d{8}-\d{6}(?:\.gz)?)?")

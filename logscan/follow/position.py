@@ -5,7 +5,8 @@ A file is recognised by its inode while it keeps it (a rename), and by its first
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
+
 
 #: Bytes of a file's consumed head kept to recognise it after a rename, a gzip or a copy.
 FP_LEN = 1024

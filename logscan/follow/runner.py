@@ -30,17 +30,20 @@ import os
 import sys
 import threading
 import time
-from typing import IO, Optional
+from typing import IO, TYPE_CHECKING, Optional, Union
 
 from ..models import Run
 from ..packs.loader import PackSet
 from ..sources.reader import clean, invalid_lines
-from .metrics import FollowMetrics
 from .podinfo import PodLabels, labels_from_path
 from .pieces import _ROTATED
 from .statefile import STATE_VERSION, load_state, write_state
 from .stream import KEEP_RUNS, FollowRecord, Stream, new_records
 from .tail import FileTail, Position, StreamTail
+
+if TYPE_CHECKING:  # importing .metrics imports prometheus-client (start-up: deferred.py)
+    from .deferred import DeferredMetrics
+    from .metrics import FollowMetrics
 
 __all__ = ["Follower", "FollowRecord", "Stream", "STATE_VERSION", "KEEP_RUNS"]
 _GLOB_CHARS = set("*?[")
@@ -50,11 +53,12 @@ class Follower:
     """Follows paths, globs and/or stdin; see the module docstring.
 
     ``inputs``: paths, glob patterns (re-scanned every ``rescan`` seconds) or ``-``.
-    ``out``: where JSON lines go. ``metrics``: a ``FollowMetrics`` or None.
+    ``out``: where JSON lines go. ``metrics``: a ``FollowMetrics``, a
+    ``DeferredMetrics`` (built after the first round's lines are out) or None.
     ``labels``: pod labels for JSON lines when the path does not tell (sidecar mode).
     """
 
-    def __init__(self, inputs: list[str], packs: PackSet, out: IO[str], metrics: Optional[FollowMetrics] = None,
+    def __init__(self, inputs: list[str], packs: PackSet, out: IO[str], metrics: Optional[Union[FollowMetrics, DeferredMetrics]] = None,
                  state_file: Optional[str] = None, labels: PodLabels = PodLabels(), poll: float = 0.25,
                  rescan: float = 1.0, idle_flush: float = 2.0, state_every: float = 2.0,
                  err: IO[str] = sys.stderr):
@@ -193,8 +197,7 @@ class Follower:
             self._note(f"{k}: appeared: following it")
         self.missing = missing
         if self.metrics:
-            self.metrics.streams.set(sum(1 for k, s in self.streams.items() if not s.done and k not in missing))
-            self.metrics.missing.set(len(missing))
+            self.metrics.files(sum(1 for k, s in self.streams.items() if not s.done and k not in missing), len(missing))
 
     def _drop(self, key: str) -> None:
         s = self.streams.pop(key)
@@ -235,7 +238,7 @@ class Follower:
             return
         for n, body, trunc in s.unwrap.flush():
             if self.metrics:
-                self.metrics.child(self.metrics.dropped, self.metrics.pod_values(s.labels)).inc()
+                self.metrics.lines_dropped(s.labels, 1)
             for _, run in s.pipe.feed(n, body, trunc):
                 if run is not None:
                     self._report(s, run)
@@ -304,17 +307,14 @@ class Follower:
                 self._report(s, run)
         m = self.metrics
         if m is not None:
-            pod = m.pod_values(s.labels)
             if s.stats.lines != before_lines:
-                m.child(m.lines, pod).inc(s.stats.lines - before_lines)
-                m.child(m.bytes, pod).inc(s.stats.bytes - before_bytes)
-                m.child(m.last_line, pod).set(time.time())
+                m.read(s.labels, s.stats.lines - before_lines, s.stats.bytes - before_bytes, time.time())
             for kind, n in s.tail.rotations.items():
                 if n != s.rotations_seen.get(kind, 0):
-                    m.child(m.rotations, pod + (kind,)).inc(n - s.rotations_seen.get(kind, 0))
+                    m.rotated(s.labels, kind, n - s.rotations_seen.get(kind, 0))
             dropped = s.tail.dropped + s.tail.gaps
             if dropped != s.dropped_seen:
-                m.child(m.dropped, pod).inc(dropped - s.dropped_seen)
+                m.lines_dropped(s.labels, dropped - s.dropped_seen)
         s.rotations_seen = dict(s.tail.rotations)
         s.dropped_seen = s.tail.dropped + s.tail.gaps
         if isinstance(s.tail, StreamTail) and s.tail.eof:
@@ -346,6 +346,8 @@ class Follower:
         try:
             while not self.stop and not self.finished:
                 self.poll_once()
+                if hasattr(self.metrics, "realise"):  # the first round's lines are out: build the metrics
+                    self.metrics = self.metrics.realise()
                 if not self.finished:
                     self.wake.wait(self.poll_interval)
         finally:

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import regex
 
+from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
+
 #: C0 controls (tab too), DEL, C1 controls, U+2028/2029 and the bidi embedding/override/isolate marks.
 _CONTROL = regex.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_COMMAND_START = regex.compile(r"^(\s*)::")
-_MD_PUNCT = regex.compile(r"([\\\[\]])")
-_AUTOLINK = regex.compile(r"(?i)(?<=[a-z])(?=://)|(?<=\bwww)(?=\.)")
+_COMMAND_START = lazyre.compile(r"^(\s*)::")
+_MD_PUNCT = lazyre.compile(r"([\\\[\]])")
+_AUTOLINK = lazyre.compile(r"(?i)(?<=[a-z])(?=://)|(?<=\bwww)(?=\.)")
 
 
 def _visible(m: regex.Match) -> str:

@@ -11,7 +11,6 @@ The gate never reads log lines: it has no matcher of its own.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import date
 from typing import Optional
 
@@ -19,43 +18,26 @@ from ..models import Report, Run, Selection
 from ..formats.failure import did_not_start
 from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
-from .policy import AllowEntry, Policy, PolicyRule, Subject, matches
-from .releases import Release, probe_versions, release_of
-from .incomplete import START_INCOMPLETE, came_up, ready_engines_of  # noqa: F401 (ready_engines_of: api, gate)
-# the result models live in .result; their names stay importable from here (formats, api, tests)
+from .policy import AllowEntry, Policy, Subject
+from .releases import Release, release_of
+from .incomplete import (START_INCOMPLETE, _incomplete_check, came_up,  # noqa: F401 (re-exported)
+                         ready_engines_of, runs_up)
+# judging one check lives in .judge, the result models in .result; their names stay importable
+# from here (formats, api, tests)
+from .judge import KERNEL_POLICY, NO_RULE, _allow, _decide, _judge, _outcome, _versioned  # noqa: F401
 from .result import VERDICT_ORDER, Allowance, Check, CodeRule, GateResult, Verdict  # noqa: F401
 
 NO_KERNEL_SEEN = "NO_KERNEL_SEEN"
 INPUT_INCOMPLETE = "INPUT_INCOMPLETE"  #: an input read only in part (cut gzip, read error, a signal)
 START_FAILED = "START_FAILED"  #: a run whose log says the engine did not start (``Run.start_failure``)
 SERVING_FAILED = "SERVING_FAILED"  #: a run that came up, then failed (``Run.serving_failure``)
-KERNEL_POLICY = "KERNEL_POLICY"
 LINES_NOT_READ = "LINES_NOT_READ"  #: an input with lines over the matching budget or skipped (``InputStats``)
 INPUT_UNREADABLE = "INPUT_UNREADABLE"  #: an input of which no line could be read (missing, a directory, denied)
-NO_RULE = "default: no policy rule matched"  #: ``Check.decided_by`` of a check no rule matched (it passes)
 
 
 def _code_rule(info) -> CodeRule:
     """The SARIF/JUnit description of a finding code (its ``findings.toml`` entry's three texts)."""
     return CodeRule(severity=info.severity, title=info.title, explanation=info.explanation)
-
-
-def _decide(policy: Policy, s: Subject, cmap: dict[str, str]) -> tuple[Verdict, str, str]:
-    for loc in policy.rules:
-        rule: PolicyRule = loc.item  # type: ignore[assignment]
-        if matches(rule, s, cmap):
-            why = f" ({rule.reason})" if rule.reason else ""
-            return Verdict(rule.level), loc.where, why
-    return Verdict.passed, NO_RULE, ""
-
-
-def _allow(policy: Policy, s: Subject, cmap: dict[str, str], today: date) -> Optional[Allowance]:
-    for loc in policy.allow:
-        entry: AllowEntry = loc.item  # type: ignore[assignment]
-        if matches(entry, s, cmap):
-            return Allowance(reason=entry.reason, expires=entry.expires, expired=today > entry.expires,
-                             where=loc.where)
-    return None
 
 
 def _scheme_of_finding(run: Run, kernel: Optional[str], line: int, family: Optional[str] = None) -> Optional[Selection]:
@@ -67,54 +49,6 @@ def _scheme_of_finding(run: Run, kernel: Optional[str], line: int, family: Optio
         if (kernel and s.kernel.lower() == kernel.lower()) or s.line == line:
             return s
     return None
-
-
-def _outcome(s: Subject, policy: Policy, cmap: dict[str, str], today: date):
-    """(verdict, decided by, reason, allowance) of one subject whose release is as ``s.version`` says."""
-    verdict, where, why = _decide(policy, s, cmap)
-    allowed = _allow(policy, s, cmap, today) if verdict != Verdict.passed else None
-    final = verdict
-    if allowed is not None:
-        final = Verdict.fail if allowed.expired else Verdict.passed
-    return final, verdict, where, why, allowed
-
-
-def _versioned(policy: Policy) -> list[str]:
-    return [loc.item.versions for loc in policy.rules + policy.allow if loc.item.versions is not None]
-
-
-def _judge(check: Check, s: Subject, policy: Policy, cmap: dict[str, str], today: date,
-           release: Optional[Release] = None) -> Check:
-    specs = _versioned(policy)
-    note = ""
-    if release is None or release.known or not specs:
-        final, verdict, where, why, allowed = _outcome(replace(s, version=release.exact if release else s.version),
-                                                       policy, cmap, today)
-    else:  # fail closed: judge every release the range allows, keep the worst (the stricter reading)
-        outcomes = [_outcome(replace(s, version=v), policy, cmap, today) for v in probe_versions(release, specs)]
-        worst = min(outcomes, key=lambda o: VERDICT_ORDER[o[0]])
-        final, verdict, where, why, allowed = worst
-        scoped = {loc.where for loc in policy.rules + policy.allow if loc.item.versions is not None}
-        if len({(o[0], o[2]) for o in outcomes}) > 1:
-            note = f"; {release.describe()}: the stricter reading over that range decides"
-        elif where in scoped or (allowed is not None and allowed.where in scoped):
-            note = f"; {release.describe()}"
-    check.verdict, check.decided_by = verdict, where
-    if verdict != Verdict.passed:
-        check.message += why
-        if allowed is not None:
-            check.allowance = allowed
-            check.verdict = final
-            if allowed.expired:
-                check.message += (f"; allow-list entry {allowed.where} EXPIRED on {allowed.expires.isoformat()} "
-                                  f"(reason was: {allowed.reason})")
-            else:
-                check.message += (f"; allowed by {allowed.where} until {allowed.expires.isoformat()}: "
-                                  f"{allowed.reason}")
-        if check.code is None:
-            check.code = KERNEL_POLICY
-    check.message += note
-    return check
 
 
 def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date,
@@ -138,6 +72,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     checks: list[Check] = []
     facts: dict[int, str] = {}  #: id(check) -> its message before the policy's reason was added
     keys: dict[int, tuple] = {}  #: id(check) -> (run, source, line of its selection, code): one problem
+    up = runs_up(report) if ready_engines is not None else set()  #: runs seen to come up (one pass)
     for run in report.runs:
         eng, n = run.engine.name, run.index + 1
         rel = release_of(run.engine)
@@ -195,7 +130,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       engine=eng, evidence=lf.evidence, reasons=[lf.cause] if lf.cause else [])
             checks.append(_judge(c, Subject(eng, ver, None, None, code=SERVING_FAILED), policy, cmap, today, rel))
         if (ready_engines is not None and run.selections and sf is None and run.serving_failure is None
-                and not came_up(report, run)):
+                and not came_up(report, run, up)):
             checks.append(_incomplete_check(report, run, n, eng, rel, policy, cmap, today, ready_engines))
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
@@ -367,32 +302,6 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
             keep.message += "; also " + "; ".join(f"{o.code}: {what[o.code]} ({o.verdict.value})" for o in rest)
         out.append(keep)
     return out
-
-
-def _incomplete_check(report: Report, run: Run, n: int, eng: str, rel: Release, policy: Policy, cmap: dict[str, str],
-                      today: date, ready_engines: Optional[frozenset[str]]) -> Check:
-    """The START_INCOMPLETE check of a run that chose kernels but whose log shows neither that the
-    server came up nor that it failed: the log was cut off (a tail, an excerpt, a start still
-    loading weights, as vllm-009 ends at 'Loading safetensors checkpoint shards: 67% Completed'),
-    so the kernels it names are not known to have served, nor the start to have ended well.
-    For an engine whose pack has no ready rule the check warns at most (nothing could have said so)."""
-    ver = f"; engine release {run.engine.version}" if run.engine.version else "; engine release not printed"
-    end = max((i.lines for i in report.inputs if i.source == run.source), default=0) or run.last_line
-    tail = (f"its run ends at line {run.last_line}, the log at line {end}" if end > run.last_line
-            else f"the log ends at line {end}")
-    c = Check(kind="start", code=START_INCOMPLETE, name=f"{START_INCOMPLETE} run {n}",
-              message=(f"run {n} (lines {run.first_line}-{run.last_line}): the start was not seen to complete: "
-                       f"no line says the server came up ('Application startup complete', 'Uvicorn running on', "
-                       f"'The server is fired up and ready to roll', ...) and none says it failed; {tail}{ver}. "
-                       f"If this is an excerpt or a tail, pass --partial-log; in CI, capture the log until "
-                       f"the server's health check succeeds"),
-              verdict=Verdict.passed, decided_by="", source=run.source, line=run.last_line, run=n, engine=eng)
-    c = _judge(c, Subject(eng, rel.exact, None, None, code=START_INCOMPLETE), policy, cmap, today, rel)
-    known = eng not in ("unknown", "", None)
-    if c.verdict is Verdict.fail and known and ready_engines is not None and eng not in ready_engines:
-        c.verdict = Verdict.warn
-        c.message += f"; warned, not failed: the {eng} pack has no ready rule, so no line could have said so"
-    return c
 
 
 def __getattr__(name: str):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date
 from pathlib import Path
 from typing import Literal, Optional
@@ -24,6 +24,7 @@ from typing import Literal, Optional
 import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass
 from ..packs.model_base import _Strict, strict
 from ..plain import after_check, field_check, spec

@@ -18,12 +18,12 @@ one step above), the ends of the range, and the shipped releases inside it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import EngineInfo
 
 _LOWEST, _HIGHEST = Version("0.dev0"), Version("99999")

@@ -39,6 +39,25 @@ class LadderHistory:
         self.index = {r: i for i, r in enumerate(self.file.releases)}
         #: registries whose orderings are derived from source (not ``handmade``)
         self.derived = {reg.name for reg in self.file.registry if reg.orderings}
+        #: (registry, platform) -> the orderings of the registries of that name, in file order
+        #: (``gates`` / ``gate_of`` are asked thousands of times while ladders are composed)
+        self._lists: dict[tuple[str, str], list[Ordering]] = {}
+        self._same: dict[tuple[str, str, str], bool] = {}  #: ``same_terms`` answers
+        self._gate_maps: dict[int, dict[str, str]] = {}  #: id(an ordering of ``_lists``) -> rung -> gate
+        self._newest: dict[tuple[str, ...], Optional[str]] = {}  #: snapshot releases -> the newest
+        for reg in self.file.registry:
+            for o in reg.orderings:
+                self._lists.setdefault((reg.name, o.platform), []).append(o)
+
+    def _ordering_at(self, release: str, registry: str, platform: str) -> Optional[Ordering]:
+        """The ordering of ``registry``'s ``platform`` list that holds at ``release`` (None if none)."""
+        i = self.index.get(release)
+        if i is None:
+            return None
+        for o in self._lists.get((registry, platform), ()):
+            if self.index[o.first] <= i <= self.index[o.last]:
+                return o
+        return None
 
     @property
     def releases(self) -> list[str]:
@@ -77,23 +96,19 @@ class LadderHistory:
 
     def gates(self, release: str, registry: str, platform: str) -> list[str]:
         """The gate source of each rung of ``registry``'s ``platform`` list at ``release`` (or [])."""
-        i = self.index.get(release)
-        for reg in self.file.registry:
-            if reg.name == registry and i is not None:
-                for o in reg.orderings:
-                    if o.platform == platform and self.index[o.first] <= i <= self.index[o.last]:
-                        return list(o.gates)
-        return []
+        o = self._ordering_at(release, registry, platform)
+        return list(o.gates) if o is not None else []
 
     def gate_of(self, release: str, registry: str, platform: str, rung: str) -> Optional[str]:
         """The gate source of ``rung`` in ``registry``'s ``platform`` list at ``release`` (None if absent)."""
-        i = self.index.get(release)
-        for reg in self.file.registry:
-            if reg.name == registry and i is not None:
-                for o in reg.orderings:
-                    if o.platform == platform and self.index[o.first] <= i <= self.index[o.last]:
-                        return o.gates[o.rungs.index(rung)] if rung in o.rungs and len(o.gates) == len(o.rungs) else None
-        return None
+        o = self._ordering_at(release, registry, platform)
+        if o is None:
+            return None
+        gates = self._gate_maps.get(id(o))
+        if gates is None:  # rung -> its gate, the first of a rung listed twice (as ``list.index``)
+            gates = self._gate_maps[id(o)] = (
+                {r: g for r, g in reversed(list(zip(o.rungs, o.gates)))} if len(o.gates) == len(o.rungs) else {})
+        return gates.get(rung)
 
     def terms_of(self, registry: str, gate: str) -> Optional[list[GateTerm]]:
         """The stored terms of one gate text of ``registry`` (None when the history has none)."""
@@ -101,6 +116,16 @@ class LadderHistory:
             if reg.name == registry:
                 return next((list(t.terms) for t in reg.terms if t.gate == gate), None)
         return None
+
+    def same_terms(self, registry: str, gate: str, other: str) -> bool:
+        """``_same_terms`` of the stored terms of two gate texts of ``registry``, computed once per
+        process (composing every release asks it ~350 times, for a few dozen pairs)."""
+        key = (registry, gate, other)
+        got = self._same.get(key)
+        if got is None:
+            terms = self.terms_of(registry, gate)
+            got = self._same[key] = bool(terms) and _same_terms(terms, self.terms_of(registry, other))
+        return got
 
     def orderings(self, registry: str, platform: str) -> list[Ordering]:
         """Every ordering of one registry's platform list, oldest first."""
@@ -247,7 +272,10 @@ def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order
     saying the gate is not known for ``release``; its own opaque atoms say so too. Sets
     ``Registry.gates`` and names the rung in ``Registry.own_gates`` (they then take precedence
     over the kernel's and the overlay's)."""
-    newest = max((lf.version for lf in order), key=_v, default=None)
+    versions = tuple(lf.version for lf in order)
+    if versions not in history._newest:
+        history._newest[versions] = max(versions, key=_v, default=None)
+    newest = history._newest[versions]
     for j, r in enumerate(regs):
         if r.name not in history.derived:
             continue
@@ -268,7 +296,7 @@ def _own_gates(history: LadderHistory, release: str, regs: list[Registry], order
                 if theirs == own:
                     continue  # the snapshot describes this release's code
                 terms = history.terms_of(r.name, own)
-                if theirs is not None and terms and _same_terms(terms, history.terms_of(r.name, theirs)):
+                if theirs is not None and terms and history.same_terms(r.name, own, theirs):
                     continue  # another spelling of the same test (get_platform().is_sm100 = is_sm100_supported())
                 if terms is None or (not terms and recorded):
                     # no terms (or an unconditional branch where the snapshot's terms were for another test)

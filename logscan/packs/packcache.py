@@ -74,7 +74,8 @@ class LazyPattern:
 #: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache
 #: (paths relative to ``logscan/packs/``; the plain classes and their generated validators too).
 _CODE = ("model.py", "model_base.py", "model_rules.py", "model_pack.py", "model_ladders.py", "model_infer.py",
-         "model_history.py", "history.py", "loader.py", "packcache.py", "../plain.py", "../plaininit.py", "../validate.py")
+         "model_history.py", "history.py", "loader.py", "packcache.py", "../plain.py", "../plaininit.py", "../validate.py",
+         "../analysis/template_era.py")  # template_era: the template histories kept in ``PackSet.memo``
 
 
 def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
@@ -220,6 +221,9 @@ def _store_packset(key: Optional[str], packset: PackSet) -> None:
         for g in gates:
             for src in Prefilter._sniff_sources(g):
                 packset.memo[("matches-empty", src)] = matches_empty(src)
+        from ..analysis.template_era import memo_templates
+
+        memo_templates(packset)  # each pack's template history, built once (~7 ms for vLLM's)
         blob = _dumps_shared(dataclasses.replace(packset, derived={}))
     except Exception:  # an unpicklable object in a pack: no cache, never an error
         return

@@ -1,0 +1,183 @@
+"""The report classes of one engine start (``Run``) and what its log says of it: the engine and
+its release, the configuration (and SGLang's argument dump), a failed start, attention, the KV
+cache, the lines not understood.
+
+Split from ``logscan/models.py``, which re-exports every name (``from logscan.models import Run``
+keeps working). Plain slotted classes (``logscan.plain``), as there.
+"""
+
+from typing import Optional
+
+from dataclasses import field
+
+from .models_kernel import CostClass, Finding, Selection
+from .plain import PlainModel, plain
+
+
+@plain
+class StartFailure(PlainModel):
+    """The engine's own line saying its start failed (a pack rule of kind ``start_failure``).
+
+    e.g. vLLM ``EngineCore failed to start.`` (v1/engine/core.py, 0.8 ->), ``WorkerProc failed
+    to start.`` (v1/executor/multiproc_executor.py); SGLang ``Scheduler hit an exception``.
+    ``cause_line``/``cause``: the raised exception the log gives for it, when one is recognised.
+    The rest says why, in the engine's words: ``analysis/failhead.describe`` (docs/lifecycle.md).
+    """
+
+    line: int
+    evidence: str
+    rule: str
+    process: Optional[str] = None
+    cause_line: Optional[int] = None
+    cause: Optional[str] = None
+    headline: str = ""
+    exception_type: Optional[str] = None
+    traceback_line: Optional[int] = None
+    failing_kernel: Optional[str] = None
+    failing_kernel_line: Optional[int] = None
+    failing_kernel_why: Optional[str] = None
+
+
+@plain
+class EngineInfo(PlainModel):
+    """What the log says of the engine: name, release, and how the release was known."""
+
+    #: the engine the log's own lines name, or ``unknown`` when only generic lines (Python
+    #: tracebacks, cmake output) are present: never another engine's name by default
+    name: str
+    #: why ``name``: the first line naming the engine (a line prefix, a start line, an
+    #: ``identity`` rule such as a ``site-packages/vllm/`` path), or why none did
+    identified_by: Optional[str] = None
+    #: the pack whose rules and ladders read the run (equal to ``name`` unless ``unknown``)
+    read_with: Optional[str] = None
+    version: Optional[str] = None
+    #: ``logged`` (with line), ``inferred`` (with reason), ``given`` (``--engine-version``) or ``unknown``
+    version_source: str = "unknown"
+    version_evidence: Optional[str] = None
+    ladder_version: Optional[str] = None  #: the shipped ladder release used for rung positions
+    platform: Optional[str] = None
+    #: ``logged`` (a platform line or the config's device), ``inferred`` (from platform-only
+    #: kernel or backend names, see ``platform_evidence``) or ``unknown`` (CUDA ladders assumed)
+    platform_source: str = "unknown"
+    platform_evidence: Optional[str] = None
+    #: ``version_source == "inferred"``: the oldest and newest shipped releases that fit the log
+    #: (the real release lies between them); the gate judges ``versions`` rules over this range
+    release_range: Optional[list[str]] = None
+
+
+@plain
+class AttentionChoice(PlainModel):
+    """An attention backend the run selected (vLLM ``platforms/*.py``, ``attention/selector.py``).
+
+    Kept apart from ``selections``: attention is not a quantized GEMM, and its name is not a
+    ``kernel`` (JSON consumers count ``kernel`` objects as quantized-kernel selections).
+    """
+
+    backend: str  #: the name as the log prints it, e.g. ``FLASH_ATTN``, ``Flash Attention``
+    candidates: list[str] = field(default_factory=list)  #: "out of potential backends: [...]"
+    ranks: list[str] = field(default_factory=list)
+    line: int
+    evidence: str
+    rule: str
+
+
+@plain
+class KvCache(PlainModel):
+    """KV-cache dtype asked for (config ``kv_cache_dtype``) versus the one a line says is in effect."""
+
+    requested: Optional[str] = None  #: from the config line / non-default args (``auto`` = model dtype)
+    requested_line: Optional[int] = None
+    in_effect: Optional[str] = None  #: from a line that states the dtype used (e.g. a cast, a scale line)
+    in_effect_line: Optional[int] = None
+    evidence: Optional[str] = None  #: the line stating ``in_effect``
+
+
+@plain
+class ServerArgs(PlainModel):
+    """The engine's own dump of its arguments (SGLang ``server_args=...``), read without eval.
+
+    Typed fields are the ones that choose kernels (names as SGLang spells them, 0.3 ->
+    0.5.23: ``sglang/srt/server_args.py``); every other field is kept in ``other`` as the
+    text the log printed. ``truncated``: the dump was cut before its end (fields after the
+    cut are unknown, not defaults).
+    """
+
+    line: int  #: line of the dump in the input
+    shape: str  #: ``dataclass`` (``ServerArgs(...)``, <= 0.5.16) or ``dict`` (0.5.23 resolved dict)
+    truncated: bool = False
+    model_path: Optional[str] = None
+    quantization: Optional[str] = None
+    dtype: Optional[str] = None
+    kv_cache_dtype: Optional[str] = None
+    moe_runner_backend: Optional[str] = None
+    moe_a2a_backend: Optional[str] = None
+    fp4_gemm_runner_backend: Optional[str] = None  #: ``--fp4-gemm-backend`` (0.5.10+)
+    fp8_gemm_runner_backend: Optional[str] = None  #: ``--fp8-gemm-backend`` (0.5.10+)
+    attention_backend: Optional[str] = None
+    prefill_attention_backend: Optional[str] = None
+    decode_attention_backend: Optional[str] = None
+    device: Optional[str] = None
+    tp_size: Optional[int] = None
+    dp_size: Optional[int] = None
+    ep_size: Optional[int] = None
+    pp_size: Optional[int] = None
+    #: boolean MoE switches of 0.4.x (``enable_ep_moe``, ``enable_deepep_moe``, ...) that are set
+    flags: list[str] = field(default_factory=list)
+    other: dict[str, str] = field(default_factory=dict)  #: every other field, as printed
+
+
+@plain
+class RunConfig(PlainModel):
+    """The engine configuration of a run, as far as the log prints it."""
+
+    model: Optional[str] = None
+    quantization: Optional[str] = None
+    dtype: Optional[str] = None
+    kv_cache_dtype: Optional[str] = None
+    tensor_parallel_size: Optional[int] = None
+    gpu: Optional[str] = None
+    compute_capability: Optional[str] = None
+    extra: dict[str, str] = field(default_factory=dict)
+    server_args: Optional[ServerArgs] = None  #: the engine's argument dump, when it logs one
+
+
+@plain
+class Unexplained(PlainModel):
+    """A kernel-relevant line logscan noticed but could not turn into a selection or a finding.
+
+    ``why`` says what was missing: a topic rule saw what the line speaks of (a backend, MoE,
+    a fallback) but no rule states its choice; or a finding it states was not trusted (a
+    rule of another engine, a package unrelated to kernels). Input for writing rules.
+    """
+
+    line: int
+    rule: str
+    kind: str
+    message: str
+    why: str
+
+
+@plain
+class Run(PlainModel):
+    """One engine start found in the input (a restart or a second server is another run)."""
+
+    index: int
+    source: str
+    first_line: int
+    last_line: int
+    engine: EngineInfo
+    config: RunConfig = field(default_factory=RunConfig)
+    selections: list[Selection] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    worst_cost_class: Optional[CostClass] = None
+    attention: list[AttentionChoice] = field(default_factory=list)  #: attention backends chosen
+    kv_cache: Optional[KvCache] = None  #: KV-cache dtype asked for and in effect, when the log says
+    start_failure: Optional[StartFailure] = None  #: a line says the engine did not start
+    #: kernel-relevant lines noticed but not understood (no selection, no finding), in line order
+    unexplained: list[Unexplained] = field(default_factory=list)
+    #: the server of this source was up (a ready or HTTP 2xx line, no start since), then a line says
+    #: it failed: a crash while serving, not a failed start (``analysis/lifecycle.py``); left out of
+    #: the JSON when None
+    serving_failure: Optional[StartFailure] = None
+
+    _omit_none = ("serving_failure",)

@@ -15,6 +15,7 @@ from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..plain import PlainModel, plain, spec
 
 from ..packs.loader import _read_toml, _validate, patterns_root
+from .template_era import in_order  # an alias's words in order: its regex needs compiling only then
 
 
 @plain(strict=True)
@@ -96,16 +97,6 @@ def alias_regex(alias: str) -> regex.Pattern:
     return regex.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]{0,2}".join(words) + r"(?![A-Za-z0-9])", regex.I)
 
 
-def _words_in_order(text: str, words: tuple[str, ...]) -> bool:
-    pos = 0
-    for w in words:
-        i = text.find(w, pos)
-        if i < 0:
-            return False
-        pos = i + len(w)
-    return True
-
-
 _SM = lazyre.compile(r"^(?:sm[_ ]?|cc[_ ]?)?(\d{2,3})[a-z]?$", regex.I)
 _DOT = lazyre.compile(r"^(?:cc[_ ]?)?(\d{1,2})\.(\d)$")
 
@@ -133,7 +124,7 @@ def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
         return Gpu(g, None, "ROCM", g)
     low = t.lower() if t.isascii() else None  # ASCII: an alias it holds, it holds lowercased
     for words, _, name, entry in gpu_table():
-        if low is not None and not _words_in_order(low, words):
+        if low is not None and not in_order(low, words):
             continue  # its regex cannot match: not compiled
         if alias_regex(name).search(t):
             return Gpu(name, entry.cc, entry.platform, entry.gfx)

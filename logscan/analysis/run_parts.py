@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-import regex
-
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..formats.clip import clip
 from ..models import AttentionChoice, KvCache, StartFailure
@@ -16,6 +14,7 @@ from ..packs.loader import Pack
 from .ladders import norm
 from .lifecycle import in_serving_loop, up_before
 from .runstate import RunState, SelectionGroup, kv_norm, kv_same
+from .trust import pack_regex
 from .uncaught import TRACEBACK, uncaught_start_failure
 
 _LIST_ITEM = lazyre.compile(r"[\w.\-/]{1,80}")
@@ -58,14 +57,14 @@ def outcome(run: RunState, pack: Pack,
         sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
     else:
         fatal = pack.meta.pack.fatal_line
-        sf = uncaught_start_failure(run, _compiled(fatal) if fatal else None)
+        sf = uncaught_start_failure(run, pack_regex(fatal) if fatal else None)
         if sf is None:
             return None, None
     serving = up_before(run, sf.line) is not None or in_serving_loop(run, sf.line)
     pat = pack.meta.pack.exception_line
     if not pat:
         return (None, sf) if serving else (sf, None)
-    exc = regex.compile(pat)
+    exc = pack_regex(pat)
     cands = [f for f in findings.values() if not f.inferred and exc.search(f.evidence)]
     before = [f for f in cands if f.line <= sf.line]
     after = [f for f in cands if f.line > sf.line]
@@ -87,17 +86,6 @@ def outcome(run: RunState, pack: Pack,
         if late:
             sf.cause_line, sf.cause = late[-1].line, clip(late[-1].message, 2000)
     return (None, sf) if serving else (sf, None)
-
-
-_COMPILED: dict[str, "regex.Pattern"] = {}
-
-
-def _compiled(pattern: str) -> "regex.Pattern":
-    """A pack pattern (``fatal_line``), compiled once per pattern."""
-    rx = _COMPILED.get(pattern)
-    if rx is None:
-        rx = _COMPILED[pattern] = regex.compile(pattern)
-    return rx
 
 
 #: ``Selection.reasoning`` prefix of a selection in a failed start (``formats/text.py`` marks it)

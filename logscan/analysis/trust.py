@@ -66,7 +66,7 @@ def judge(code: str, severity: Severity, cr: CompiledRule, rule_pack: Pack, run_
         # an engine may print another's exact message (SGLang runs vLLM's Triton / Marlin code):
         # that is evidence only as a raised error of the run's engine, never a logged remark
         exc = packs.packs[run_engine].meta.pack.exception_line
-        raised = _RAISED.search(ev.message) or (exc and _exception(exc).search(ev.message))
+        raised = _RAISED.search(ev.message) or (exc and pack_regex(exc).search(ev.message))
         if not cr.rule.generic and not raised:
             return Verdict(False, why=f"an error from a {rule_pack.engine} rule on a line of a {run_engine} run that "
                                       "is no raised exception: an error needs evidence from the run's own engine")
@@ -88,8 +88,9 @@ _EXC: dict[str, "regex.Pattern"] = {}
 _RAISED = lazyre.compile(r"(?:^|[\s:\]])(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?::|\([\x27\"])")
 
 
-def _exception(pattern: str):
-    """The compiled ``exception_line`` of a pack (compiled once per pattern)."""
+def pack_regex(pattern: str):
+    """A pack-level pattern (``exception_line``, ``fatal_line`` of ``pack.toml``), compiled once
+    per pattern."""
     rx = _EXC.get(pattern)
     if rx is None:
         rx = _EXC[pattern] = regex.compile(pattern)

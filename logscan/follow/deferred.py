@@ -69,27 +69,19 @@ class DeferredMetrics:
                 return
         getattr(self._real, name)(*args, **kwargs)
 
-    # the calls ``Follower`` makes (every one returns None)
-    def files(self, *args, **kwargs) -> None:
-        self._record("files", *args, **kwargs)
+    #: the calls ``Follower`` makes on its metrics (every one returns None), each recorded by
+    #: a method of the same name (``_recorder``)
+    CALLS = ("files", "read", "rotated", "lines_dropped", "finding", "start_failure", "set_run", "forget")
 
-    def read(self, *args, **kwargs) -> None:
-        self._record("read", *args, **kwargs)
 
-    def rotated(self, *args, **kwargs) -> None:
-        self._record("rotated", *args, **kwargs)
+def _recorder(name: str):
+    def call(self, *args, **kwargs) -> None:
+        self._record(name, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``FollowMetrics.{name}``, recorded until the real metrics are built."
+    return call
 
-    def lines_dropped(self, *args, **kwargs) -> None:
-        self._record("lines_dropped", *args, **kwargs)
 
-    def finding(self, *args, **kwargs) -> None:
-        self._record("finding", *args, **kwargs)
-
-    def start_failure(self, *args, **kwargs) -> None:
-        self._record("start_failure", *args, **kwargs)
-
-    def set_run(self, *args, **kwargs) -> None:
-        self._record("set_run", *args, **kwargs)
-
-    def forget(self, *args, **kwargs) -> None:
-        self._record("forget", *args, **kwargs)
+for _name in DeferredMetrics.CALLS:
+    setattr(DeferredMetrics, _name, _recorder(_name))
+del _name

@@ -21,13 +21,14 @@ inferred release range whose ladders disagree on the rung (``LadderPosition.else
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from ..formats.clip import clip
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import UndecidedRung
 from ..packs.model import GateTerm, LadderFile, Registry
-from .gates import Machine, Verdict, evaluate
+from .gates import HARDWARE_KINDS, Machine, Verdict, evaluate
 from .words import term_words
 
 if TYPE_CHECKING:
@@ -89,17 +90,26 @@ def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Opti
     return machine, origin
 
 
-def _term(t: GateTerm, m: Machine) -> tuple[Verdict, list[str]]:
-    """One term on the known facts: its verdict and, when undecided, the need in words."""
+#: the one need a run with no known GPU gets for every hardware term (compute capability, arch)
+GPU_NEED = "the GPU it ran on (the log names none logscan knows; scan --gpu tells it)"
+
+
+def _term(t: GateTerm, m: Machine, facts: dict[str, list[str]]) -> tuple[Verdict, list[str]]:
+    """One term on the known facts: its verdict and, when undecided, the need in words (a
+    hardware term undecided for want of a GPU is ``GPU_NEED``, said once)."""
     if t.kind == "any_of" and not t.negate and not (t.only_on and m.platform and m.platform not in t.only_on):
-        judged = [_all(opt, m) for opt in t.options]
+        judged = [_all(opt, m, facts) for opt in t.options]
         if any(v == Verdict.passes for v, _ in judged):
             return Verdict.passes, []
         if all(v == Verdict.fails for v, _ in judged):
             return Verdict.fails, []
-        inner = "; ".join(n for v, ns in judged if v == Verdict.unknown for n in ns)
-        return Verdict.unknown, [f"{term_words(t)} (undecided: {clip(inner, 300)})"]
-    r = evaluate(t, m, {})
+        inner = list(dict.fromkeys(n for v, ns in judged if v == Verdict.unknown for n in ns))
+        if inner == [GPU_NEED]:
+            return Verdict.unknown, inner
+        return Verdict.unknown, [f"{term_words(t)} (undecided: {clip('; '.join(inner), 300)})"]
+    r = evaluate(t, m, facts)
+    if r.verdict == Verdict.unknown and t.kind in HARDWARE_KINDS and m.cc is None and not m.gfx:
+        return Verdict.unknown, [GPU_NEED]
     if r.verdict == Verdict.passes and t.kind in _SETTABLE and t.name not in m.env and not t.negate:
         return Verdict.unknown, [f"{term_words(t)}: the log does not set it"]
     if r.verdict == Verdict.unknown:
@@ -108,13 +118,13 @@ def _term(t: GateTerm, m: Machine) -> tuple[Verdict, list[str]]:
     return r.verdict, []
 
 
-def _all(terms: list[GateTerm], m: Machine) -> tuple[Verdict, list[str]]:
+def _all(terms: list[GateTerm], m: Machine, facts: dict[str, list[str]]) -> tuple[Verdict, list[str]]:
     """A conjunction on the known facts: fails if a term fails, passes if all pass, else unknown
     with every undecided need."""
     needs: list[str] = []
     out = Verdict.passes
     for t in terms:
-        v, ns = _term(t, m)
+        v, ns = _term(t, m, facts)
         if v == Verdict.fails:
             return Verdict.fails, []
         if v == Verdict.unknown:
@@ -124,16 +134,25 @@ def _all(terms: list[GateTerm], m: Machine) -> tuple[Verdict, list[str]]:
 
 
 def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin: Optional[str],
-                disabled: dict[str, str], release_need: Optional[str]) -> tuple[list[Met], list[UndecidedRung]]:
+                disabled: dict[str, str], release_need: Optional[str],
+                dtype: Optional[str] = None) -> tuple[list[Met], list[UndecidedRung]]:
     """Judge each rung of ``pos.above`` (a ``LadderPosition``) on ``machine``: ``(met, undecided)``.
+
+    ``dtype``: the model dtype the log states (a layer's input and output dtype); else
+    bfloat16 or float16, as ``ladder`` walks assume (``predict.scheme_facts``).
 
     A rung the log's own switch disabled (``disabled``) or a known fact refuses is explained
     and in neither. ``origin`` None (no GPU known) and ``release_need`` (the run's release does
     not decide the rung) keep a rung whose gate passes undecided, with that need."""
     from .predict import rung_terms
+
+    dt = [dtype] if dtype in ("bfloat16", "float16") else ["bfloat16", "float16"]
+    facts = {"input_dtype": dt, "out_dtype": dt}
     from .words import gate_words
 
     names = reg.platforms.get(pos.platform, [])
+    if machine.platform is None and pos.platform != "ANY":  # the list it was placed on: CUDA ladders assumed
+        machine = replace(machine, platform=pos.platform)
     met: list[Met] = []
     undecided: list[UndecidedRung] = []
     for i, name in enumerate(names[: max(pos.rung - 1, 0)]):
@@ -141,13 +160,13 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
             continue
         terms, recorded, _ = rung_terms(ladder, reg, name)
         if recorded:
-            v, needs = _all(terms, machine)
+            v, needs = _all(terms, machine, facts)
         else:
             v, needs = Verdict.unknown, [f"its gate (not recorded for {name})"]
         if v == Verdict.fails:
             continue
-        if origin is None:
-            needs.append("the GPU it ran on (the log names none; scan --gpu tells it)")
+        if origin is None and GPU_NEED not in needs:
+            needs.append(GPU_NEED)
             v = Verdict.unknown
         if release_need:
             needs.append(release_need)

@@ -191,7 +191,8 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
         reg = next((r for r in ladder.registry if r.name == pos.registry), None)
         if reg is None:
             continue
-        met, pos.undecided = judge_above(ladder, reg, pos, machine, origin, off, release_need(info, pos))
+        met, pos.undecided = judge_above(ladder, reg, pos, machine, origin, off, release_need(info, pos),
+                                         (run.config.dtype or "").replace("torch.", "").lower() or None)
         if not met:
             continue
         ev = next((e for e in run.events if e.line == sel.line), run.events[0])

@@ -58,7 +58,7 @@ class RungElsewhere(PlainModel):
 class UndecidedRung(PlainModel):
     """A better rung the selection fell below whose needs the run's known facts do not decide
     (``LadderPosition.undecided``): the fallback is UNEXPLAINED, not an error. ``needs`` are the
-    rung's gate terms (``predict.rung_terms``: the planning overlay applied) that no known fact
+    rung's gate terms (``overlay.rung_terms``: the planning overlay applied) that no known fact
     passes or fails, in words, each with why it is undecided (``deep_gemm installed (not in the
     log)``, ``SGLANG_ENABLE_JIT_DEEPGEMM set (default 1, the log does not set it)``)."""
 

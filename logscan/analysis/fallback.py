@@ -5,7 +5,7 @@ fact refuses (``fell.better_skipped``: ``LadderPosition.above``). Each such rung
 on the facts the run established (``run_machine``: the GPU from ``--gpu`` or the log, the CUDA
 runtime from ``--cuda`` or the log, the compiled archs of the build, the environment the log
 states, the server arguments the engine dumped), with its gate as ``ladder`` walks it
-(``predict.rung_terms``: the planning overlay's gates and rewrites applied, for every engine):
+(``overlay.rung_terms``: the planning overlay's gates and rewrites applied, for every engine):
 
 - every need met by a known fact: the engine skipped a rung it should have taken,
   UNEXPECTED_FALLBACK (a finding, inferred from the ladder);
@@ -144,7 +144,7 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
     A rung the log's own switch disabled (``disabled``) or a known fact refuses is explained
     and in neither. ``origin`` None (no GPU known) and ``release_need`` (the run's release does
     not decide the rung) keep a rung whose gate passes undecided, with that need."""
-    from .predict import rung_terms
+    from .overlay import rung_terms
 
     dt = [dtype] if dtype in ("bfloat16", "float16") else ["bfloat16", "float16"]
     facts = {"input_dtype": dt, "out_dtype": dt}

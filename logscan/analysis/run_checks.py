@@ -224,7 +224,7 @@ def _floor(t) -> Optional[int]:
 def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machine, add_finding) -> None:
     """GPU_CONTRADICTS_LOG when the log shows a kernel whose own rung needs a newer GPU than the
     ``--gpu`` one: a capability term of the rung's gate (as ``ladder`` walks it: the planning
-    overlay's terms, ``predict.rung_terms``) whose floor is above the given compute capability,
+    overlay's terms, ``overlay.rung_terms``) whose floor is above the given compute capability,
     e.g. SGLang's DeepGEMM (``dispatch_w8a8_block_fp8_linear`` rung 1, "sm90 or newer",
     patterns/planning/sglang.toml) seen with ``--gpu T4`` (sm75).
 
@@ -235,7 +235,7 @@ def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machi
     the log names is the log's own word. The log is the evidence, so ``--gpu`` is probably not
     the GPU the log came from, and what was inferred from it (UNEXPECTED_FALLBACK, walked kernels)
     rests on the wrong machine."""
-    from .predict import rung_terms
+    from .overlay import rung_terms
     from .words import term_words
 
     pos = sel.ladder

@@ -20,7 +20,7 @@ from dataclasses import field
 
 from .plain import PlainModel, plain
 from .models_kernel import (COST_ORDER, INFERRED_FROM, CostClass, Finding, LadderPosition,  # noqa: F401
-                            RungElsewhere, Selection, Severity)
+                            Refusal, RungElsewhere, Selection, Severity, UndecidedRung)
 from .models_run import (AttentionChoice, EngineInfo, KvCache, Run, RunConfig, ServerArgs,  # noqa: F401
                          StartFailure, Unexplained)
 

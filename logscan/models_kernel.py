@@ -55,6 +55,20 @@ class RungElsewhere(PlainModel):
 
 
 @plain
+class UndecidedRung(PlainModel):
+    """A better rung the selection fell below whose needs the run's known facts do not decide
+    (``LadderPosition.undecided``): the fallback is UNEXPLAINED, not an error. ``needs`` are the
+    rung's gate terms (``overlay.rung_terms``: the planning overlay applied) that no known fact
+    passes or fails, in words, each with why it is undecided (``deep_gemm installed (not in the
+    log)``, ``SGLANG_ENABLE_JIT_DEEPGEMM set (default 1, the log does not set it)``)."""
+
+    rung: int  #: 1-based position of the skipped rung
+    kernel: str  #: its class (or enum member) on the ladder
+    cost_class: str
+    needs: list[str] = field(default_factory=list)
+
+
+@plain
 class LadderPosition(PlainModel):
     """Where a kernel sits on the ordered fallback ladder (registry) of its engine release."""
 
@@ -74,6 +88,21 @@ class LadderPosition(PlainModel):
     holds_in: Optional[str] = None
     #: other placements where releases of an inferred version range disagree (same fields)
     elsewhere: list[RungElsewhere] = field(default_factory=list)
+    #: of ``above``, the rungs whose needs the run's known facts leave undecided (the fallback is
+    #: UNEXPLAINED; the gate's FALLBACK_UNEXPLAINED). A rung every need of which known facts meet
+    #: is UNEXPECTED_FALLBACK instead; one a known fact refuses is explained and in neither.
+    undecided: list[UndecidedRung] = field(default_factory=list)
+
+
+@plain
+class Refusal(PlainModel):
+    """The run's own failure refuses the selected kernel (``Selection.refused``): a reason of a
+    finding whose code refuses the kernels its reasons name (``findings.toml``
+    ``reasons_refuse``: KERNEL_NOT_FOUND) begins with this kernel's name or ladder class."""
+
+    line: int  #: the line of that finding
+    code: str  #: its code
+    reason: str  #: the reason naming the kernel, as the engine logged it
 
 
 @plain
@@ -95,6 +124,9 @@ class Selection(PlainModel):
     line: int
     evidence: str
     rule: str
+    #: the run's own failure refuses this kernel (a KERNEL_NOT_FOUND reason names it): marked
+    #: ``(refused)``, and the gate folds the selection into that failing check
+    refused: Optional[Refusal] = None
 
 
 #: What an inferred finding was inferred from (``Finding.inferred_from``), in prose.

@@ -112,18 +112,22 @@ def _absolute(inputs: dict, ws: Path) -> dict:
     return out
 
 
-@pytest.mark.parametrize("log,status", [(GOOD, 0), (BAD, 1)], ids=["native", "emulation"])
+@pytest.mark.parametrize("log,status", [(GOOD, 0), (BAD, 1)], ids=["portable", "emulation"])
 def test_documented_github_job_gates_as_documented(installed, tmp_path, good_json, monkeypatch, log, status):
     ws = _workspace(tmp_path / "ws", log, good_json)
     monkeypatch.setenv("LOGSCAN_TODAY", "2026-06-01")
     given = _absolute(_documented_action_inputs(), ws)
     r = run_action(_fresh(installed, f"walk-{log.stem}"), **{k.replace("-", "_"): v for k, v in given.items()})
     assert r["status"] == status, r["ran"]
-    assert r["outputs"]["result"] == ("fail" if status else "pass"), r["outputs"]
+    # sglang-009's Triton block-FP8 kernel fell below DeepGEMM / FlashInfer / CUTLASS rungs whose
+    # needs its log does not decide (packages, CUDA runtime, release): the gate warns
+    # (FALLBACK_UNEXPLAINED) and passes the job, exit 0
+    assert r["outputs"]["result"] == ("fail" if status else "warn"), r["outputs"]
+    assert status or r["outputs"]["worst-code"] == "FALLBACK_UNEXPLAINED", r["outputs"]
     assert (r["dir"] / "logscan.sarif").stat().st_size > 0 and "logscan" in r["summary"]
 
 
-@pytest.mark.parametrize("log,status", [(GOOD, 0), (BAD, 1)], ids=["native", "emulation"])
+@pytest.mark.parametrize("log,status", [(GOOD, 0), (BAD, 1)], ids=["portable", "emulation"])
 def test_documented_gitlab_job_gates_as_documented(tmp_path, good_json, gitlab_job, log, status):
     ws = _workspace(tmp_path, log, good_json)
     job = _documented_gitlab_job()

@@ -15,7 +15,8 @@ from logscan.cli import cli
 from logscan.follow.metrics import parse_addr
 from tests.conftest import FIXTURES, ROOT
 
-UNCONFIRMED = FIXTURES / "vllm" / "vllm-001.log"  # real; its selection is "(unconfirmed)" in text
+UNCONFIRMED = FIXTURES / "vllm" / "vllm-011.log"  # real; its selection is "(unconfirmed)" in text
+REFUSED = FIXTURES / "vllm" / "vllm-001.log"  # real; its KERNEL_NOT_FOUND refuses its Marlin: "(refused)"
 
 
 def run(*args, input=None):
@@ -34,6 +35,10 @@ def test_gate_markdown_keeps_the_unconfirmed_mark():
     md = run("gate", "--format", "markdown", str(UNCONFIRMED)).output
     rows = [ln for ln in md.splitlines() if ln.startswith("| 1 |")]
     assert rows and any("(unconfirmed)" in ln for ln in rows)
+    # a selection its failed start's own reasons refuse carries the stronger mark, in both
+    assert "(refused)" in run("scan", str(REFUSED)).output
+    md = run("gate", "--format", "markdown", str(REFUSED)).output
+    assert any("(refused)" in ln for ln in md.splitlines() if ln.startswith("| 1 |"))
 
 
 def test_follow_doc_example_matches_a_real_run():

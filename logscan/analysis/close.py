@@ -19,6 +19,7 @@ from ..packs.model import FindingsFile
 from . import run_checks, run_parts
 from .engine_facts import engine_info, infer_platform, kernel_of
 from .infer import infer_selections
+from .refused import mark_refused
 from .ladders import parse_version
 from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
@@ -109,6 +110,12 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     used: set[tuple[int, str]] = set()
     dropped: dict[tuple[int, str], str] = {}
     release = info.version if info.version_source == "logged" else info.ladder_version
+    # the facts a skipped rung is judged on (the GPU, CUDA runtime, build, env, server args the
+    # run states): ``fell`` counts the rungs none of them refuses, and the fallback is judged on them
+    from .fallback import run_machine
+
+    known, origin = run_machine(ctx, run, pack)
+    off = run_checks.disabled_kernels(run)  # rungs the log's own switch disabled
     for ev in run.events:
         cr, rule_pack = ctx.rules[ev.rule]
         r = cr.rule
@@ -123,8 +130,6 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
             used.add((ev.line, ev.rule))
             family = fill(r.family, g)
             hint = fill(r.registry, g) if r.registry else None
-            known = run_checks.judged_machine(ctx, run)[0]  # the skipped rungs that count are the ones possible here
-            off = run_checks.disabled_kernels(run)  # rungs the log's own switch disabled
             kname = normalise(kernel) or kernel  # an enum member or a quoted name, as the ladders hold it
             placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known, off)
                          if idx else None)
@@ -216,7 +221,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
             used.add((ev.line, ev.rule))
 
     run_checks.arch_check(ctx, run, pack, add_finding, frozenset(code for _, code in findings.items))
-    run_checks.expected_rungs(ctx, run, pack, sels, add_finding)
+    run_checks.expected_rungs(ctx, run, pack, sels, add_finding, known, origin, info)
     ambiguous = ambiguous_moe(sels, ctx.rules)
     selections = []
     for s in sels.values():
@@ -255,6 +260,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     attention = run_parts.attention(run)
     kv = run_parts.kv_cache(run, add_finding, pack.meta.pack.kv_dtype_aliases)
     run_parts.quantization_source(run, pack)
+    # a selection whose kernel a reason of the run's own failure refuses (KERNEL_NOT_FOUND)
+    mark_refused(selections, list(findings.items.values()), codes, pack.ladders)
     order = {c: i for i, c in enumerate(COST_ORDER)}
     sev = {"error": 0, "warning": 1, "info": 2}
     fl = sorted(findings.items.values(), key=lambda f: (sev[f.severity.value], f.line, f.code))

@@ -265,3 +265,23 @@ def exhausted_message(ov: Optional[Overlay], registry: str) -> str:
     if ov is None:
         return ""
     return next((e.message for e in ov.exhausted if _rx(e.registry).search(registry)), "")
+
+
+def rung_terms(ladder, reg, name: str, ov=None, mg=None) -> tuple[list[GateTerm], bool, list[str]]:
+    """``(terms, recorded, overlay reasons used)``: the gate terms of rung ``name`` of registry
+    ``reg`` as ``ladder`` / ``matrix`` / ``explain`` walk it: the planning overlay's MoE / if-chain
+    backend gates (``ov``, ``mg``: ``overlay.load_overlay`` / ``moe_gates``, looked up when not
+    given), else the registry's or the kernel's own terms, then the overlay's term rewrites.
+    ``recorded`` False: no terms and none expected (a hand-kept chain whose rung was not recorded)."""
+    if ov is None:
+        ov = load_overlay(ladder.engine)
+        mg = moe_gates(ov, reg.name, ladder.version) if reg.kind in ("moe", "if_chain") else None
+    k = ladder.kernel.get(name)
+    if mg is not None and name in mg.gates and name not in reg.own_gates:
+        terms, recorded = list(mg.gates[name]), True
+    elif reg.gates.get(name) or (k is not None and k.gates):
+        terms, recorded = list(reg.gates.get(name) or k.gates), True
+    else:  # no terms: always available on a generated registry; unrecorded on a hand-kept chain or MoE list
+        terms, recorded = [], k is not None and (reg.kind == "linear" or k.gate.lower().startswith("always"))
+    terms, used = rewrite(ov, name, terms)
+    return terms, recorded, used

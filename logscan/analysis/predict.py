@@ -24,6 +24,7 @@ from ..packs.model import GateTerm, LadderFile, Registry, Scheme, SchemeEngine, 
 from .gates import Machine, Verdict, describe, evaluate_terms
 from .ladders import parse_version
 from .outcomes import Outcome
+from .overlay import rung_terms  # noqa: F401 (moved to overlay: fallback judging needs no predict import)
 from .words import gate_words, term_words
 
 
@@ -179,28 +180,6 @@ def _recorded_walk(engine: str, sid: str, scheme: Scheme, platform: str, machine
     lead = f"the engine refuses {sid} on {platform}" if basis == "refused" else f"unknown how the engine serves {sid} on {platform}"
     return Walk(engine=engine, ladder_version=None, scheme=sid, scheme_title=scheme.title, platform=platform,
                 machine=machine.describe(), scheme_verdict=verdict, outcome=f"{lead}: {why}")
-
-
-def rung_terms(ladder: LadderFile, reg, name: str, ov=None, mg=None) -> tuple[list[GateTerm], bool, list[str]]:
-    """``(terms, recorded, overlay reasons used)``: the gate terms of rung ``name`` of registry
-    ``reg`` as ``ladder`` / ``matrix`` / ``explain`` walk it: the planning overlay's MoE / if-chain
-    backend gates (``ov``, ``mg``: ``overlay.load_overlay`` / ``moe_gates``, looked up when not
-    given), else the registry's or the kernel's own terms, then the overlay's term rewrites.
-    ``recorded`` False: no terms and none expected (a hand-kept chain whose rung was not recorded)."""
-    from .overlay import load_overlay, moe_gates, rewrite
-
-    if ov is None:
-        ov = load_overlay(ladder.engine)
-        mg = moe_gates(ov, reg.name, ladder.version) if reg.kind in ("moe", "if_chain") else None
-    k = ladder.kernel.get(name)
-    if mg is not None and name in mg.gates and name not in reg.own_gates:
-        terms, recorded = list(mg.gates[name]), True
-    elif reg.gates.get(name) or (k is not None and k.gates):
-        terms, recorded = list(reg.gates.get(name) or k.gates), True
-    else:  # no terms: always available on a generated registry; unrecorded on a hand-kept chain or MoE list
-        terms, recorded = [], k is not None and (reg.kind == "linear" or k.gate.lower().startswith("always"))
-    terms, used = rewrite(ov, name, terms)
-    return terms, recorded, used
 
 
 def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, machine: Machine) -> Walk:

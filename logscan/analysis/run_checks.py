@@ -168,13 +168,16 @@ def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selecti
     return out
 
 
-def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_finding) -> None:
-    """UNEXPECTED_FALLBACK when a better rung above the observed one suits the GPU (inferred)."""
-    from .expect import skipped_rungs
+def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_finding, machine, origin,
+                   info) -> None:
+    """Judge each better rung an observed selection fell below (``fallback.judge_above``) on the
+    run's known facts (``machine``, ``origin``: ``fallback.run_machine``; ``info``: the run's
+    ``EngineInfo``, whose release may leave a rung undecided): UNEXPECTED_FALLBACK when every
+    need of one is met; the undecided ones go to ``LadderPosition.undecided`` (UNEXPLAINED).
+    GPU_CONTRADICTS_LOG for a logged kernel the ``--gpu`` one cannot run."""
+    from .fallback import judge_above, release_need
 
-    machine, origin = judged_machine(ctx, run)
-    if machine is None:
-        return
+    off = disabled_kernels(run)
     for s in sels.values():
         sel = s.selection
         pos = sel.ladder
@@ -182,21 +185,25 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
             continue
         if sel.observed and origin == "given":
             contradicted(ctx, run, pack, sel, machine, add_finding)
-        if pos.rung <= 1:
+        if pos.rung <= 1 or not pos.above:
             continue
-        skipped = skipped_rungs(pack.ladders[pos.ladder_version], pos.registry, pos.platform, pos.rung,
-                                sel.cost_class.value, machine)
-        if not skipped:
+        ladder = pack.ladders[pos.ladder_version]
+        reg = next((r for r in ladder.registry if r.name == pos.registry), None)
+        if reg is None:
+            continue
+        met, pos.undecided = judge_above(ladder, reg, pos, machine, origin, off, release_need(info, pos),
+                                         (run.config.dtype or "").replace("torch.", "").lower() or None)
+        if not met:
             continue
         ev = next((e for e in run.events if e.line == sel.line), run.events[0])
         src = "--gpu" if origin == "given" else "the log"
         reasons = [f"{machine.gpu} ({where(machine)}, from {src}) can take rung {k.rung} {k.kernel} ({k.cost_class}); "
-                   f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Candidates: "
-                   + ("; ".join(k.candidates) or "no software gate recorded") for k in skipped]
+                   f"the log shows rung {pos.rung} {sel.kernel} ({sel.cost_class.value}). Every need of it is met "
+                   f"by what the run states: {k.needs}" for k in met]
         add_finding("UNEXPECTED_FALLBACK", ev, sel.rule, kernel=sel.kernel, reasons=reasons, inferred=True,
                     basis="ladder", family=sel.family,
                     title=f"{sel.kernel} ({sel.family}) is below what {where(machine)} should reach: "
-                          f"{skipped[0].kernel} ({skipped[0].cost_class})")
+                          f"{met[0].kernel} ({met[0].cost_class})")
 
 
 def _floor(t) -> Optional[int]:
@@ -217,7 +224,7 @@ def _floor(t) -> Optional[int]:
 def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machine, add_finding) -> None:
     """GPU_CONTRADICTS_LOG when the log shows a kernel whose own rung needs a newer GPU than the
     ``--gpu`` one: a capability term of the rung's gate (as ``ladder`` walks it: the planning
-    overlay's terms, ``predict.rung_terms``) whose floor is above the given compute capability,
+    overlay's terms, ``overlay.rung_terms``) whose floor is above the given compute capability,
     e.g. SGLang's DeepGEMM (``dispatch_w8a8_block_fp8_linear`` rung 1, "sm90 or newer",
     patterns/planning/sglang.toml) seen with ``--gpu T4`` (sm75).
 
@@ -228,7 +235,7 @@ def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machi
     the log names is the log's own word. The log is the evidence, so ``--gpu`` is probably not
     the GPU the log came from, and what was inferred from it (UNEXPECTED_FALLBACK, walked kernels)
     rests on the wrong machine."""
-    from .predict import rung_terms
+    from .overlay import rung_terms
     from .words import term_words
 
     pos = sel.ladder

@@ -68,6 +68,10 @@ def _failed(report, fail_on: set[str]) -> list[str]:
         for s in run.selections:
             if s.cost_class.value in fail_on:
                 hits.append(f"run {run.index + 1}: {s.kernel} is {s.cost_class.value} (line {s.line})")
+            if s.ladder and s.ladder.undecided and fail_on.intersection(lineage("FALLBACK_UNEXPLAINED")):
+                # the gate's check, from the report's facts (ladder.undecided), like NO_KERNEL_SEEN
+                hits.append(f"run {run.index + 1}: FALLBACK_UNEXPLAINED: {s.kernel} (line {s.line}) below "
+                            + ", ".join(u.kernel for u in s.ladder.undecided))
         for f in run.findings:
             if fail_on.intersection(lineage(f.code)):
                 hits.append(f"run {run.index + 1}: {f.code} (line {f.line})")

@@ -57,6 +57,13 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
             rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
             out.append(f"| {run.index + 1} | {cell(s.family)} | {cell(s.kernel + selection_mark(s))} | {rung} | {s.cost_class.value} "
                        f"| {cell(run.source, 60)}:{s.line} |")
+        for run, s in sel_rows:  # the text report's "fallback UNEXPLAINED" line (ladder.undecided)
+            if s.ladder and s.ladder.undecided:
+                und = s.ladder.undecided
+                out += ["", f"**run {run.index + 1}: {cell(s.kernel)} fallback UNEXPLAINED** below "
+                        + ", ".join(f"rung {u.rung} {cell(u.kernel)}" for u in und[:6])
+                        + f": {cell(und[0].kernel)} undecided: {cell('; '.join(und[0].needs), 300)}"
+                        + (" (every rung's needs: JSON ladder.undecided)" if len(und) > 1 else "")]
     from .failure import head, kernel_words, where_words
 
     for run in report.runs:  # why a start failed, in the engine's words (the exception first)

@@ -22,12 +22,15 @@ MAX_UNEXPLAINED_SHOWN = 20
 
 def selection_mark(s) -> str:
     """The mark a KERNEL cell carries after a selection's name (text and Markdown alike):
+    `` (refused)`` (a reason of the run's own failure refuses the kernel: ``Selection.refused``),
     `` (inferred)`` (not logged), `` (?)`` (ambiguous), `` (unconfirmed)`` (its run never said
     the kernel served), `` (traceback)`` (read from a traceback frame of its apply path), or ""."""
     from ..analysis.run_parts import UNCONFIRMED
     from ..analysis.uncaught import TRACEBACK
 
     reasoning = s.reasoning or ""
+    if getattr(s, "refused", None) is not None:  # the run's own failure refuses this kernel
+        return " (refused)"
     if not s.observed:
         return " (inferred)"
     if reasoning.startswith("ambiguous:"):
@@ -35,6 +38,17 @@ def selection_mark(s) -> str:
     if reasoning.startswith(TRACEBACK):
         return " (traceback)"
     return " (unconfirmed)" if reasoning.startswith(UNCONFIRMED) else ""
+
+
+def unexplained_lines(s) -> list[str]:
+    """A selection's UNEXPLAINED fallback (``ladder.undecided``): the rungs above it whose needs
+    the run's known facts leave undecided, each with those needs (text and Markdown alike)."""
+    und = s.ladder.undecided
+    out = [f"  {s.kernel}: fallback UNEXPLAINED: what the log states does not decide "
+           + ", ".join(f"rung {u.rung} {u.kernel}" for u in und[:6]) + (" ..." if len(und) > 6 else "")]
+    for u in und[:6]:
+        out.append(f"      {u.kernel}: undecided: {clip('; '.join(u.needs), 300)}")
+    return out
 
 
 #: the parallelism beyond TP a config line shows (``config.extra``, ``analysis.runstate.PARALLEL_FACTS``)
@@ -130,6 +144,11 @@ def _run(run: Run) -> list[str]:
                         out.append(f"      {rung_name}: needs {clip(gate, 200)}")
                 if len(s.ladder.above) > len(shown):
                     out.append(f"      ... and {len(s.ladder.above) - len(shown)} more (JSON ladder.stopped_by)")
+            if s.ladder and s.ladder.undecided:  # the run's known facts do not decide these rungs
+                out += unexplained_lines(s)
+            if s.refused is not None:  # the run's own failure refuses the kernel it selected
+                out.append(f"  {s.kernel}: refused by the run's own failure at line {s.refused.line} "
+                           f"({s.refused.code}): {clip(s.refused.reason, 240)}")
             if s.ladder and s.ladder.elsewhere:  # the inferred releases disagree on the rung
                 out.append(f"  {s.kernel}: rung {s.ladder.rung}/{s.ladder.rungs} in {s.ladder.holds_in}, "
                            + ", ".join(f"{x.rung}/{x.rungs} in {x.releases}"

@@ -18,6 +18,7 @@ from ..models import Report, Run, Selection
 from ..formats.failure import did_not_start
 from ..packs.model import FindingsFile
 from .baseline import FamilyChange, compare
+from .fallback import FALLBACK_UNEXPLAINED, fold_refused, fold_unexplained, unexplained_check  # noqa: F401 (re-exported)
 from .policy import AllowEntry, Policy, Subject
 from .releases import Release, release_of
 from .incomplete import (START_INCOMPLETE, _incomplete_check, came_up,  # noqa: F401 (re-exported)
@@ -73,6 +74,8 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     facts: dict[int, str] = {}  #: id(check) -> its message before the policy's reason was added
     keys: dict[int, tuple] = {}  #: id(check) -> (run, source, line of its selection, code): one problem
     up = runs_up(report) if ready_engines is not None else set()  #: runs seen to come up (one pass)
+    refused: list[tuple[Check, Selection]] = []  #: selection checks a finding's reasons refuse
+    unexplained: list[tuple[Check, tuple]] = []  #: FALLBACK_UNEXPLAINED checks, their selection's key
     for run in report.runs:
         eng, n = run.engine.name, run.index + 1
         rel = release_of(run.engine)
@@ -84,19 +87,27 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             cost = sel.cost_class.value if sel.cost_class.value != "unknown" else "cost class unknown"
             mark = selection_mark(sel)  # the text report's mark: (?) ambiguous, (inferred), (traceback)...
             verb = "may run" if mark == " (?)" else "runs"  # one of several kernels named for the family
+            rf = sel.refused
             c = Check(kind="selection", code=cmap.get(sel.cost_class.value),
                       name=f"{sel.family}: {sel.kernel}",
                       message=(f"{sel.family} {verb} {sel.kernel}{mark} ({cost}{rung}{fell})"
                                if run.start_failure is None else
-                               f"{sel.family} chose {sel.kernel} ({cost}{rung}{fell}), not "
-                               f"confirmed: the start failed at line {run.start_failure.line}"),
+                               f"{sel.family} chose {sel.kernel}{' (refused)' if rf else ''} ({cost}{rung}{fell}), "
+                               f"not confirmed: the start failed at line {run.start_failure.line}")
+                      + (f"; the run's own failure at line {rf.line} ({rf.code}) refuses it" if rf else ""),
                       verdict=Verdict.passed, decided_by="", source=run.source, line=sel.line, run=n,
                       engine=eng, family=sel.family, kernel=sel.kernel, cost_class=sel.cost_class.value,
-                      scheme=sel.scheme, evidence=sel.evidence)
+                      scheme=sel.scheme, evidence=sel.evidence, reasons=[rf.reason] if rf else [])
             subj = Subject(eng, ver, sel.scheme, sel.family, cost_class=sel.cost_class.value, kernels=kernels)
             facts[id(c)] = c.message
             keys[id(c)] = (n, run.source, sel.line, sel.family)
             checks.append(_judge(c, subj, policy, cmap, today, rel))
+            if rf is not None:
+                refused.append((checks[-1], sel))
+            ux = unexplained_check(run, sel, n, ver, findings)
+            if ux is not None:  # better rungs above it that the run's stated facts do not decide
+                facts[id(ux[0])] = ux[0].message
+                unexplained.append((_judge(ux[0], ux[1], policy, cmap, today, rel), keys[id(c)]))
         for f in run.findings:
             sel = _scheme_of_finding(run, f.kernel, f.line, f.family)
             tag = f.inferred_tag()
@@ -147,7 +158,9 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                 why.message += said
                 if id(why) in facts:
                     facts[id(why)] += said
+    fold_refused(checks, refused, _merge, facts)  # a selection its run's failure refuses: that failing check
     checks = _fold(checks, facts, keys)
+    fold_unexplained(checks, unexplained, keys, _merge, facts)  # into its selection's check: one problem
     sources_with_runs = {r.source for r in report.runs}
     for st in report.inputs:
         if st.error and st.lines:  # read in part: what came after is unknown, so it cannot pass

@@ -88,6 +88,11 @@ class PackMeta(_Strict):
     #: cuda.`` precedes its own lines). A run of such lines holding only library chatter (no
     #: version, args, selection or finding) is read as this engine's (``analysis/imports.py``)
     imports: list[str] = _field(default_factory=list)
+    #: a ladder gate's ``option`` term name (a command-line flag) -> the field of the engine's
+    #: logged argument dump that holds its value, where the two names differ (SGLang's
+    #: ``--fp8-gemm-backend`` is ``ServerArgs.fp8_gemm_runner_backend``); any other flag is read
+    #: from the field its name spells (``--moe-runner-backend`` -> ``moe_runner_backend``)
+    option_args: dict[str, str] = _field(default_factory=dict)
 
 
 @strict

@@ -158,6 +158,10 @@ class CodeInfo(_Strict):
     #: ``scan --fail-on`` refuses it; ``scan``: scan reports it (or ``--fail-on`` tests for it)
     raised_by: Literal["scan", "gate"] = "scan"
     parent: Optional[str] = None
+    #: the finding's reasons are the engine's refusals, each led by the kernel it refuses
+    #: (vLLM's KERNEL_NOT_FOUND: ``MarlinLinearKernel cannot implement due to: ...``): a selection
+    #: of the same run whose kernel such a reason names is refused by the run's own failure
+    reasons_refuse: bool = False
 
 
 @strict

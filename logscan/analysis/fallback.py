@@ -1,0 +1,197 @@
+"""Judge a fallback: each better rung a selection fell below, its needs against the run's known facts.
+
+A selection "fell" below the rungs above it that are better by cost class and that no known
+fact refuses (``fell.better_skipped``: ``LadderPosition.above``). Each such rung is judged here
+on the facts the run established (``run_machine``: the GPU from ``--gpu`` or the log, the CUDA
+runtime from ``--cuda`` or the log, the compiled archs of the build, the environment the log
+states, the server arguments the engine dumped), with its gate as ``ladder`` walks it
+(``overlay.rung_terms``: the planning overlay's gates and rewrites applied, for every engine):
+
+- every need met by a known fact: the engine skipped a rung it should have taken,
+  UNEXPECTED_FALLBACK (a finding, inferred from the ladder);
+- a known fact refuses a need: the fallback is explained, and the rung is in neither list;
+- otherwise the rung is undecided (``LadderPosition.undecided``, with the needs no known fact
+  decides): the text report says the fallback is UNEXPLAINED and the gate's check is
+  FALLBACK_UNEXPLAINED (a kind of UNEXPECTED_FALLBACK). Not an error: a fact is missing.
+
+An environment variable or a server option that passes only by the engine's default is not a
+known fact (a deployment may set it unlogged): it stays undecided. A release the log does not
+print (no era hint either) leaves undecided whether that release holds the rung; so does an
+inferred release range whose ladders disagree on the rung (``LadderPosition.elsewhere``).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Optional
+
+from ..formats.clip import clip
+from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
+from ..models import UndecidedRung
+from ..packs.model import GateTerm, LadderFile, Registry
+from .gates import HARDWARE_KINDS, Machine, Verdict, evaluate
+from .words import term_words
+
+if TYPE_CHECKING:
+    from ..packs.loader import Pack
+    from .analyzer import Analyzer
+    from .runstate import RunState
+
+#: term kinds whose value a deployment sets (environment, server arguments): passing only by
+#: the engine's default is an assumption, never a known fact
+_SETTABLE = frozenset({"env", "option"})
+
+
+@dataclass(frozen=True)
+class Met:
+    """A better rung every need of which the run's known facts meet."""
+
+    rung: int
+    kernel: str
+    cost_class: str
+    needs: str  #: its gate in words (every term met)
+
+
+def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Optional[str]]:
+    """The machine a run's rungs are judged on and where its GPU came from (``given``, ``log``,
+    or None when neither ``--gpu`` nor the log names one: the platform alone then).
+
+    Known facts only: the CUDA runtime (``--cuda``, else run fact ``torch_cuda``), the
+    environment and switches the log states (``config.extra``), the logged server arguments
+    (``ServerArgs``; an option term reads ``--flag-name`` from the field its name spells, or
+    from the pack's ``option_args``), and the build flags when the build's compiled arch list is
+    logged (pack ``[arch_check] build_flags``)."""
+    from ..models import ServerArgs
+    from .archs import parse_compiled
+    from .run_checks import fact, judged_machine
+
+    machine, origin = judged_machine(ctx, run)
+    if machine is None:
+        machine = Machine(platform=run.platform)
+    machine.cuda = machine.cuda or run.config.extra.get("torch_cuda")
+    machine.env.update({k: v for k, v in run.config.extra.items() if isinstance(v, str)})
+    sa = run.config.server_args
+    if sa is not None:
+        values = {f: getattr(sa, f) for f in ServerArgs.model_fields
+                  if f not in ("line", "shape", "truncated", "flags", "other")}
+        values.update(sa.other)
+        for name, v in values.items():
+            if v is not None and str(v) != "None":
+                machine.env.setdefault("--" + name.replace("_", "-"), str(v).strip("'\""))
+        for flag, name in pack.meta.pack.option_args.items():
+            v = values.get(name)
+            if v is not None and str(v) != "None":
+                machine.env[flag] = str(v).strip("'\"")
+    ac = pack.meta.arch_check
+    if ac is not None and ac.build_flags:
+        compiled = parse_compiled(fact(run, ac.compiled_fact) or "", ac.compiled_scale)
+        if compiled:  # the build's list is printed: its flags are known, closed world
+            machine.builds = frozenset(f for f, (lo, hi) in ac.build_flags.items()
+                                       if any(lo <= c < hi for c in compiled))
+    return machine, origin
+
+
+#: the one need a run with no known GPU gets for every hardware term (compute capability, arch)
+GPU_NEED = "the GPU it ran on (the log names none logscan knows; scan --gpu tells it)"
+
+
+def _term(t: GateTerm, m: Machine, facts: dict[str, list[str]]) -> tuple[Verdict, list[str]]:
+    """One term on the known facts: its verdict and, when undecided, the need in words (a
+    hardware term undecided for want of a GPU is ``GPU_NEED``, said once)."""
+    if t.kind == "any_of" and not t.negate and not (t.only_on and m.platform and m.platform not in t.only_on):
+        judged = [_all(opt, m, facts) for opt in t.options]
+        if any(v == Verdict.passes for v, _ in judged):
+            return Verdict.passes, []
+        if all(v == Verdict.fails for v, _ in judged):
+            return Verdict.fails, []
+        inner = list(dict.fromkeys(n for v, ns in judged if v == Verdict.unknown for n in ns))
+        if inner == [GPU_NEED]:
+            return Verdict.unknown, inner
+        return Verdict.unknown, [f"{term_words(t)} (undecided: {clip('; '.join(inner), 300)})"]
+    r = evaluate(t, m, facts)
+    if r.verdict == Verdict.unknown and t.kind in HARDWARE_KINDS and m.cc is None and not m.gfx:
+        return Verdict.unknown, [GPU_NEED]
+    if r.verdict == Verdict.passes and t.kind in _SETTABLE and t.name not in m.env and not t.negate:
+        return Verdict.unknown, [f"{term_words(t)}: the log does not set it"]
+    if r.verdict == Verdict.unknown:
+        why = r.why.replace(" is not given", " is not in the log").replace(" not given", " not in the log")
+        return Verdict.unknown, [f"{term_words(t)} ({why})"]
+    return r.verdict, []
+
+
+def _all(terms: list[GateTerm], m: Machine, facts: dict[str, list[str]]) -> tuple[Verdict, list[str]]:
+    """A conjunction on the known facts: fails if a term fails, passes if all pass, else unknown
+    with every undecided need."""
+    needs: list[str] = []
+    out = Verdict.passes
+    for t in terms:
+        v, ns = _term(t, m, facts)
+        if v == Verdict.fails:
+            return Verdict.fails, []
+        if v == Verdict.unknown:
+            out = Verdict.unknown
+            needs += [n for n in ns if n not in needs]
+    return out, needs
+
+
+def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin: Optional[str],
+                disabled: dict[str, str], release_need: Optional[str],
+                dtype: Optional[str] = None) -> tuple[list[Met], list[UndecidedRung]]:
+    """Judge each rung of ``pos.above`` (a ``LadderPosition``) on ``machine``: ``(met, undecided)``.
+
+    ``dtype``: the model dtype the log states (a layer's input and output dtype); else
+    bfloat16 or float16, as ``ladder`` walks assume (``predict.scheme_facts``).
+
+    A rung the log's own switch disabled (``disabled``) or a known fact refuses is explained
+    and in neither. ``origin`` None (no GPU known) and ``release_need`` (the run's release does
+    not decide the rung) keep a rung whose gate passes undecided, with that need."""
+    from .overlay import rung_terms
+
+    dt = [dtype] if dtype in ("bfloat16", "float16") else ["bfloat16", "float16"]
+    facts = {"input_dtype": dt, "out_dtype": dt}
+    from .words import gate_words
+
+    names = reg.platforms.get(pos.platform, [])
+    if machine.platform is None and pos.platform != "ANY":  # the list it was placed on: CUDA ladders assumed
+        machine = replace(machine, platform=pos.platform)
+    met: list[Met] = []
+    undecided: list[UndecidedRung] = []
+    for i, name in enumerate(names[: max(pos.rung - 1, 0)]):
+        if name not in pos.above or name in disabled:
+            continue
+        terms, recorded, _ = rung_terms(ladder, reg, name)
+        if recorded:
+            v, needs = _all(terms, machine, facts)
+        else:
+            v, needs = Verdict.unknown, [f"its gate (not recorded for {name})"]
+        if v == Verdict.fails:
+            continue
+        if origin is None and GPU_NEED not in needs:
+            needs.append(GPU_NEED)
+            v = Verdict.unknown
+        if release_need:
+            needs.append(release_need)
+            v = Verdict.unknown
+        k = ladder.kernel.get(name)
+        cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
+        if v == Verdict.passes:
+            met.append(Met(rung=i + 1, kernel=name, cost_class=cost,
+                           needs=gate_words(terms) if terms else "always available"))
+        else:
+            undecided.append(UndecidedRung(rung=i + 1, kernel=name, cost_class=cost,
+                                           needs=[clip(n, 400) for n in needs[:12]]))
+    return met, undecided
+
+
+def release_need(info, pos) -> Optional[str]:
+    """Why the run's release leaves a skipped rung undecided, or None: no release logged, given
+    or inferred (the newest ladder assumed), or an inferred range whose ladders disagree on the
+    selection's rung (``pos.elsewhere``)."""
+    if info.version_source in ("logged", "given"):
+        return None
+    if info.version_source == "inferred":
+        if pos.elsewhere:
+            return ("that the run's release holds the rung above it (the inferred releases disagree "
+                    "on this ladder: ladder.elsewhere)")
+        return None
+    return (f"that the run's release holds the rung (the log prints no release: the "
+            f"{pos.ladder_version} ladder is assumed)")

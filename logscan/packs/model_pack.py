@@ -90,6 +90,10 @@ class PackMeta(_Strict):
     imports: list[str] = _field(default_factory=list)
     #: how the engine's launch command line parses (a pasted ``vllm serve ...`` command's flags)
     cli: "CliSpec" = _field(default_factory=lambda: CliSpec())
+    #: logger file names (the prefix's ``file.py`` of ``[file.py:N]``) that only one platform's code
+    #: logs under (vLLM's ``platforms/cuda.py``, ``rocm.py``, ...) -> that platform: the weakest
+    #: platform evidence, used when no line states the platform and no kernel name implies one
+    platform_files: dict[str, Literal["CUDA", "ROCM", "XPU", "CPU", "TPU"]] = _field(default_factory=dict)
 
 
 @strict

@@ -35,6 +35,8 @@ def words(text: str) -> list[str]:
         out: list[str] = []
         for w in lex:
             if w and all(ch in _OPERATOR for ch in w):
+                if w[0] in "<>" and out and out[-1].isdigit():
+                    out.pop()  # a redirection's file descriptor ('2>&1'), no argument
                 break
             out.append(w)
         return out

@@ -73,6 +73,7 @@ class _Pending:
     rule: CompiledRule
     record: Record
     interleaved: int = 0
+    last: str = ""  #: message of the last line gathered (a ``joined_by`` marker is looked for there)
 
 
 @dataclass
@@ -255,6 +256,11 @@ class Matcher:
         p = self._pending
         assert p is not None
         first = p.record
+        if p.rule.joined_regex is not None:
+            # a wrapped command: only a line after one that ended with the marker goes on, and a
+            # log line (it has a prefix) is never part of the command
+            if rec.prefix_format is not None or not p.rule.joined_regex.search(p.last or first.message):
+                return False
         same_proc = (rec.process, rec.pid) == (first.process, first.pid)
         if not same_proc and rec.prefix_format is not None:
             return None
@@ -283,6 +289,7 @@ class Matcher:
                     item = m.groupdict().get("item") or m.group(0)
                     self._pending.event.items.append(item.strip())
                     self._pending.event.end_line = rec.line
+                    self._pending.last = rec.message
                     return
                 verdict = False
             if verdict is None:
@@ -327,7 +334,7 @@ class Matcher:
                 line=rec.line, rule=r.id, kind=r.kind, source=rec.source, message=msg,
                 groups={k: v for k, v in m.groupdict().items() if v is not None},
                 process=rec.process, rank=rec.rank, level=rec.level, pid=rec.pid,
-                timestamp=rec.timestamp,
+                timestamp=rec.timestamp, fileinfo=rec.fileinfo or None,
             )
             if len(self._hints) < 4096:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)

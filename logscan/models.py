@@ -68,6 +68,9 @@ class Event(PlainModel):
     #: line of the last continuation line gathered into ``items`` (None when none): the run the
     #: event is in spans it too (a KERNEL_NOT_FOUND's reason lines, vllm PR #30602)
     end_line: Optional[int] = field(default=None, metadata={"exclude": True})
+    #: the line prefix's ``file:line`` (``cuda.py:378``): the logger's module, platform evidence
+    #: through the pack's ``platform_files`` (vLLM's platform modules log under their own name)
+    fileinfo: Optional[str] = field(default=None, metadata={"exclude": True})
 
     def __eq__(self, other: object) -> bool:
         """Equal when the report shows the same event (``pid`` and ``timestamp`` are read from the

@@ -44,9 +44,9 @@ def strict() -> bool:
 
 def _kept(ev: Event) -> dict:
     """The event's fields the report leaves out but a restore needs (``newstart``: pid, timestamp;
-    the run's span: ``end_line``, the last continuation line)."""
-    return {k: v for k, v in (("pid", ev.pid), ("timestamp", ev.timestamp), ("end_line", ev.end_line))
-            if v is not None}
+    the run's span: ``end_line``, the last continuation line; the logger's ``fileinfo``)."""
+    return {k: v for k, v in (("pid", ev.pid), ("timestamp", ev.timestamp), ("end_line", ev.end_line),
+                              ("fileinfo", ev.fileinfo)) if v is not None}
 
 
 class Checkpoint:

@@ -92,7 +92,7 @@ class Analyzer:
                 if len(run.events) < self.max_events_per_run:
                     run.events.append(ev)
                     note(run, ev, self._shared)
-                    set_facts(run, r.sets, ev.groups, ev)  # a joined run's facts ('Starting to load model X')
+                    set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)  # a joined run's facts ('Starting to load model X')
             elif r.sets:
                 self._pending[ev.source] = (r, ev)  # for the run this source opens next
             return
@@ -141,13 +141,18 @@ class Analyzer:
         if len(run.events) < self.max_events_per_run:
             run.events.append(ev)
         note(run, ev, self._shared)
-        set_facts(run, r.sets, ev.groups, ev)
+        set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
         if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
-            for item in ev.items:  # facts a continuation line states (a reason's device capability)
+            joined = r.continuation.joined_by is not None
+            # a wrapped command's lines are one command: a flag's value or the positional model
+            # may sit on the next line, so the items are read together, after the first line's
+            # group of the same name (``Continuation.joined_by``)
+            for item in [" ".join(ev.items)] if joined else ev.items:
                 m = cr.item_regex.match(item)
-                if m:
-                    got = {k: v for k, v in m.groupdict().items() if v is not None}
-                    set_facts(run, r.continuation.sets, got, ev)
+                if m:  # facts a continuation line states (a reason's device capability)
+                    got = {k: " ".join(x for x in (ev.groups.get(k) if joined else None, v) if x)
+                           for k, v in m.groupdict().items() if v is not None}
+                    set_facts(run, r.continuation.sets, got, ev, pack.meta.pack.cli)
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:
         """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.

@@ -152,8 +152,33 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
     return info
 
 
+def file_votes(run: RunState, pack: Pack) -> dict[str, list[str]]:
+    """Platform -> reasons, from the logger file names of the run's lines (``[cuda.py:378]``)
+    that the pack's ``platform_files`` ties to one platform; the first line of each file named.
+
+    vLLM's platform classes log under their module's name (vllm/platforms/cuda.py, rocm.py,
+    xpu.py, cpu.py, tpu.py, 0.6.4 ->), so a line tagged ``[rocm.py:N]`` was printed by the ROCm
+    platform's code: evidence of the platform, weaker than a line that states it or a name only
+    one platform's ladders hold (``infer_platform`` uses it when those are silent)."""
+    files = pack.meta.pack.platform_files
+    votes: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    if not files:
+        return votes
+    for ev in run.events:
+        if not ev.fileinfo:
+            continue
+        name = ev.fileinfo.rsplit(":", 1)[0].rsplit("/", 1)[-1]
+        plat = files.get(name)
+        if plat is not None and name not in seen:
+            seen.add(name)
+            votes.setdefault(plat, []).append(f"line {ev.line} is logged by {name}, {plat} platform code")
+    return votes
+
+
 def infer_platform(ctx: Analyzer, run: RunState, info: EngineInfo, pack: Pack) -> None:
-    """No platform line: infer it from names only one platform has (ladders, pack hints)."""
+    """No platform line: infer it from names only one platform has (ladders, pack hints), else
+    from the logger file names of its lines (``file_votes``)."""
     if run.platform:
         return
     idx = ctx.ladders.get(run.engine)
@@ -183,6 +208,8 @@ def infer_platform(ctx: Analyzer, run: RunState, info: EngineInfo, pack: Pack) -
                     break
         if len(plats) == 1:
             votes.setdefault(next(iter(plats)), []).append(why)
+    if not votes:
+        votes = file_votes(run, pack)
     if not votes:
         return
     plat = max(sorted(votes), key=lambda p: len(votes[p]))

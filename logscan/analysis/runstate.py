@@ -17,15 +17,12 @@ from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, RunConfig, Selection
 from ..sources.safe import bounded_int
+from ..packs.model_pack import CliSpec
+from .cli_args import arguments
 from .infer import apply_server_args, server_args_config
 
 _KV = lazyre.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
 _DICT_KV = lazyre.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
-#: a launch command's flags (``--tensor-parallel-size 4``, ``--dtype=float16``, ``-tp 2``): a rule's
-#: ``cli`` fact; dashes become underscores, so the flag names the argument dump's key
-_CLI_KV = lazyre.compile(r"(?:^|\s)(?:--(?P<k>[a-z][a-z0-9-]{1,40})|-(?P<s>tp|pp|dp|q))(?:=|\s+)"
-                        r"(?P<v>'[^']*'|\"[^\"]*\"|[^\s\-\\][^\s]*)")
-_CLI_SHORT = {"tp": "tensor_parallel_size", "pp": "pipeline_parallel_size", "dp": "data_parallel_size", "q": "quantization"}
 _FIELD = regex.compile(r"\{(\w+)\}")
 
 
@@ -154,7 +151,8 @@ def parallel_fact(config, key: str, value: str) -> None:
 MODEL_FACTS = ("model", "config", "args", "server_args")
 
 
-def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: Event) -> None:
+def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: Event,
+              cli: Optional[CliSpec] = None) -> None:
     """Every fact of a rule's ``sets`` (key -> template) filled from ``groups`` (``set_fact``).
 
     A template that names groups states its fact only when one of them matched: with every
@@ -165,16 +163,17 @@ def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: E
         names = _FIELD.findall(tmpl)
         if names and not any(groups.get(n) for n in names):
             continue
-        set_fact(run, key, fill(tmpl, groups), ev)
+        set_fact(run, key, fill(tmpl, groups), ev, cli)
 
 
-def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
+def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSpec] = None) -> None:
     """Store run fact ``key`` (a rule's ``sets`` key) with ``value`` (its filled template) from ``ev``.
 
     An empty value sets nothing. Unknown keys go to ``config.extra`` (first value wins).
     ``config`` (``k=v, ...``), ``args`` (``{'k': v, ...}``) and ``cli`` (a launch command's
-    ``--flag value`` list) are split into their known keys: model, quantization, dtype,
-    kv_cache_dtype, tensor_parallel_size and the parallel sizes, device, backends."""
+    ``--flag value`` list, read by ``cli_args.arguments`` with the engine's ``cli`` spec: its
+    boolean flags and short aliases) are split into their known keys: model, quantization,
+    dtype, kv_cache_dtype, tensor_parallel_size and the parallel sizes, device, backends."""
     if key.endswith("version"):
         value = version_token(value)
     if not value:
@@ -216,13 +215,12 @@ def set_fact(run: RunState, key: str, value: str, ev: Event) -> None:
             c.server_args = server_args_config(value, ev.line)
             apply_server_args(c, run, c.server_args)
     elif key in ("config", "args", "cli"):
-        pat = _KV if key == "config" else _DICT_KV if key == "args" else _CLI_KV
-        for m in pat.finditer(value):
-            if key == "cli":
-                k = _CLI_SHORT[m.group("s")] if m.group("s") else m.group("k").replace("-", "_")
-            else:
-                k = m.group("k")
-            v = _unquote(m.group("v"))
+        if key == "cli":
+            pairs = arguments(value, cli)
+        else:
+            pat = _KV if key == "config" else _DICT_KV
+            pairs = ((m.group("k"), _unquote(m.group("v"))) for m in pat.finditer(value))
+        for k, v in pairs:
             if k == "model" and v:
                 c.model = c.model or v
             elif k == "quantization" and v and v != "None":

@@ -152,6 +152,8 @@ class CompiledRule:
     item_regex: Optional[regex.Pattern]
     versions: Optional[SpecifierSet]
     path: str
+    #: the continuation's ``joined_by`` marker (a wrapped shell command's trailing ``\``), if any
+    joined_regex: Optional[regex.Pattern] = None
 
 
 @dataclass(frozen=True)
@@ -228,8 +230,10 @@ def _load_pack(folder: Path) -> Pack:
             seen[r.id] = path
             flags = regex.IGNORECASE if r.ignore_case else 0
             item = LazyPattern(r.continuation.item, path, r.id, flags) if r.continuation else None
+            joined = r.continuation.joined_by if r.continuation else None
             rules.append(CompiledRule(r, LazyPattern(r.pattern, path, r.id, flags), item,  # type: ignore[arg-type]
-                                      _spec(r.versions, path, r.id), str(path)))
+                                      _spec(r.versions, path, r.id), str(path),
+                                      LazyPattern(joined, path, r.id, 0) if joined else None))  # type: ignore[arg-type]
     snapshots = {}
     for path in sorted((folder / "ladders").glob("*.toml")):
         lf = _validate(LadderFile, _read_toml(path), path)

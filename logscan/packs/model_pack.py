@@ -93,6 +93,33 @@ class PackMeta(_Strict):
     #: ``--fp8-gemm-backend`` is ``ServerArgs.fp8_gemm_runner_backend``); any other flag is read
     #: from the field its name spells (``--moe-runner-backend`` -> ``moe_runner_backend``)
     option_args: dict[str, str] = _field(default_factory=dict)
+    #: how the engine's launch command line parses (a pasted ``vllm serve ...`` command's flags)
+    cli: "CliSpec" = _field(default_factory=lambda: CliSpec())
+    #: logger file names (the prefix's ``file.py`` of ``[file.py:N]``) that only one platform's code
+    #: logs under (vLLM's ``platforms/cuda.py``, ``rocm.py``, ...) -> that platform: the weakest
+    #: platform evidence, used when no line states the platform and no kernel name implies one
+    platform_files: dict[str, Literal["CUDA", "ROCM", "XPU", "CPU", "TPU"]] = _field(default_factory=dict)
+
+
+@strict
+class CliSpec(_Strict):
+    """The shape of an engine's command line, as its argument parser defines it.
+
+    ``booleans``: the flags that take no value (``argparse`` ``store_true`` /
+    ``BooleanOptionalAction``, dash spelling without ``--``): after one, the next word is the
+    next argument (the positional model of ``vllm serve --enforce-eager <model>``), unless it is
+    one of ``bool_words`` (``StoreBoolean``'s optional ``true``/``false``). ``short``: the short
+    aliases (``-tp``) -> the argument name (``tensor_parallel_size``). ``positional``: the fact a
+    positional argument states (``model``: ``vllm serve <model_tag>``), empty for none;
+    ``not_positional``: words that are never it (an image's entrypoint ``vllm serve``).
+    """
+
+    booleans: list[str] = _field(default_factory=list)
+    negation: str = "no-"  #: ``BooleanOptionalAction``'s negated spelling prefix
+    bool_words: list[str] = _field(default_factory=lambda: ["true", "false"])
+    short: dict[str, str] = _field(default_factory=dict)
+    positional: str = ""
+    not_positional: list[str] = _field(default_factory=list)
 
 
 @strict

@@ -43,6 +43,12 @@ class Continuation(_Strict):
     #: vLLM's 'MacheteLinearKernel requires capability 90, current compute capability is 75'
     #: inside a KERNEL_NOT_FOUND block states the device's capability (``compute_capability``)
     sets: dict[str, str] = _field(default_factory=dict)
+    #: a line-continuation marker (regex searched at the end of the last gathered line): when set,
+    #: a line continues the message only while the line before it ended with the marker (a shell
+    #: command wrapped with ``\``), a prefixed log line always ends it, and the items are joined
+    #: with spaces and matched once by ``item``, each group after the first line's group of the
+    #: same name, before ``sets`` is filled (one command, not one per line)
+    joined_by: Optional[str] = None
 
 
 @strict

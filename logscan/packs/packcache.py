@@ -212,8 +212,9 @@ def _store_packset(key: Optional[str], packset: PackSet) -> None:
         for pack in packset.packs.values():  # every program into the cache: no parse in later starts
             for cr in pack.rules:
                 cr.regex.compiled()
-                if cr.item_regex is not None:
-                    cr.item_regex.compiled()
+                for rx in (cr.item_regex, cr.joined_regex):
+                    if rx is not None:
+                        rx.compiled()
         from ..sources.prefilter import Prefilter, literal_plan, matches_empty, pack_keywords
 
         everywhere, gates, sensitive = pack_keywords(packset)  # the prefilter's plan, computed once
@@ -289,8 +290,9 @@ def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = No
     for pack in packs.values():
         for cr in pack.rules:
             cr.regex.compiled()
-            if cr.item_regex is not None:
-                cr.item_regex.compiled()
+            for rx in (cr.item_regex, cr.joined_regex):
+                if rx is not None:
+                    rx.compiled()
     lex_path = root / "lexicon.toml"
     from .loader import _compile
 

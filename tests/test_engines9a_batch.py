@@ -64,3 +64,12 @@ def test_a_tgi_log_with_no_release_keeps_the_shipped_ladder():
     # tgi-159 (3.x Args, no image tag): nothing says an older release, so the 3.3.7 ladder stays
     e = _run("tgi-159")["engine"]
     assert e["version"] is None and e["ladder_version"] == "3.3.7"
+
+
+def test_a_tvm_abort_after_the_server_came_up_is_a_failure_while_serving():
+    # mlc-llm-154 (engines9a-2): uvicorn up, then macOS libc++abi's words for the uncaught
+    # tvm::runtime::InternalError: a failure while serving, not a failed start
+    run = scan_json(FIX / "mlc-llm" / "mlc-llm-154.log")["runs"][0]
+    assert run["start_failure"] is None
+    assert run["serving_failure"]["rule"] == "mlc-llm.run.tvm-runtime-abort"
+    assert run["serving_failure"]["line"] == 11

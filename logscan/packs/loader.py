@@ -212,7 +212,18 @@ def _load_history(path: Path) -> LadderHistory:
     return LadderHistory(_validate(HistoryFile, _read_toml(path), path, cache=True))
 
 
-def _load_pack(folder: Path) -> Pack:
+#: rule files every pack loads after its own (``patterns/common-rules/*.toml``): line shapes of the
+#: hosts any engine runs in (an IPython notebook, a rich / typer traceback), not of one engine. A
+#: ``{engine}`` in a rule id becomes the pack's engine name, so each pack's copy keeps its own id.
+COMMON_RULES = "common-rules"
+
+
+def _rule_files(folder: Path, common: tuple[Path, ...]) -> list[Path]:
+    """The pack's own rule files in name order, then the shared ``common`` ones (after the last own file)."""
+    return sorted((folder / "rules").glob("*.toml")) + list(common)
+
+
+def _load_pack(folder: Path, common: tuple[Path, ...] = ()) -> Pack:
     meta_path = folder / "pack.toml"
     meta = _validate(PackFile, _read_toml(meta_path), meta_path)
 
@@ -222,8 +233,12 @@ def _load_pack(folder: Path) -> Pack:
 
     rules: list[CompiledRule] = []
     seen: dict[str, Path] = {}
-    for path in sorted((folder / "rules").glob("*.toml")):
-        rf = _validate(RuleFile, _read_toml(path), path)
+    for path in _rule_files(folder, common):
+        data = _read_toml(path)
+        if path in common:  # a shared file: each pack's copy of a rule gets the pack's own id
+            data = {**data, "rule": [{**r, "id": str(r.get("id", "")).replace("{engine}", meta.pack.engine)}
+                                     for r in data.get("rule", [])]}
+        rf = _validate(RuleFile, data, path)
         for r in rf.rule:
             if r.id in seen:
                 raise PackError(path, f"duplicate rule id (also in {seen[r.id].name})", rule=r.id)
@@ -282,10 +297,11 @@ def _load_packset(root: Path, engines: Optional[list[str]]) -> PackSet:
     findings_path = root / "findings.toml"
     findings = _validate(FindingsFile, _read_toml(findings_path), findings_path)
     packs = {}
+    common = tuple(sorted((root / COMMON_RULES).glob("*.toml")))
     for folder in sorted(p for p in root.iterdir() if (p / "pack.toml").is_file()):
         if engines and folder.name not in engines:
             continue
-        pack = _load_pack(folder)
+        pack = _load_pack(folder, common)
         for cr in pack.rules:
             if cr.rule.finding and cr.rule.finding not in findings.code:
                 raise PackError(cr.path, f"unknown finding code {cr.rule.finding!r}", rule=cr.rule.id)

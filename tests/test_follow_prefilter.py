@@ -47,3 +47,22 @@ def test_follow_reports_the_same_with_and_without_the_prefilter(tmp_path, monkey
     assert without[0], "the buried start-ups must give JSON lines"
     assert with_prefilter == without
     assert without[1][2] >= 1  # the invalid line is counted either way
+
+
+def test_follow_decodes_only_the_first_access_line_of_a_poll(tmp_path, monkeypatch):
+    """HTTP 2xx access lines (a ``sparse`` rule, sources/sparse.py) after a real start-up: only the
+    first of a poll goes through the pipeline, as in one of ``scan``'s buffers, and the report
+    is the same as with the prefilter off (every line decoded)."""
+    access = b'INFO:     127.0.0.1:34224 - "GET /v1/models HTTP/1.1" 200 OK'
+    start = (FIXTURES / "vllm" / "vllm-005.log").read_bytes().rstrip(b"\n")
+    path = tmp_path / "engine.log"
+    path.write_bytes(b"\n".join([start] + [access] * 50 + [start] + [access] * 50) + b"\n")
+    monkeypatch.setenv("LOGSCAN_PREFILTER", "auto")
+    f = Follower([str(path)], load_packs(patterns_root()), io.StringIO(), idle_flush=0.0)
+    f.poll_once()  # opens the stream
+    (stream,) = f.streams.values()
+    stream.sparse_armed = True
+    assert stream.wanted(access) is True
+    assert stream.wanted(access) is False  # the matcher would drop it: counted, not decoded
+    assert stream.wanted(b"INFO 01-01 00:00:00 [x.py:1] unrelated runtime line") is False
+    assert _follow(path, monkeypatch, "auto") == _follow(path, monkeypatch, "off")

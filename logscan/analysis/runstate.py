@@ -8,6 +8,7 @@ SGLang's ``ServerArgs(...)``), read key by key.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import field
 from typing import Optional
 
@@ -151,6 +152,13 @@ def parallel_fact(config, key: str, value: str) -> None:
 MODEL_FACTS = ("model", "config", "args", "server_args")
 
 
+@functools.lru_cache(maxsize=None)
+def _fields(template: str) -> tuple[str, ...]:
+    """The ``{group}`` names of a rule's ``sets`` template, parsed once per template (the
+    templates are the packs' own, a bounded set; ``set_facts`` runs on every event)."""
+    return tuple(_FIELD.findall(template))
+
+
 def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: Event,
               cli: Optional[CliSpec] = None) -> None:
     """Every fact of a rule's ``sets`` (key -> template) filled from ``groups`` (``set_fact``).
@@ -160,7 +168,7 @@ def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: E
     ``--quantize``) can say ``quantization_source = "logged ({flag} ...)"`` without claiming it
     on a line that lacks the flag. A template without groups is a constant and always set."""
     for key, tmpl in sets.items():
-        names = _FIELD.findall(tmpl)
+        names = _fields(tmpl)
         if names and not any(groups.get(n) for n in names):
             continue
         set_fact(run, key, fill(tmpl, groups), ev, cli)

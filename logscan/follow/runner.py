@@ -212,8 +212,9 @@ class Follower:
         s.line += 1
         s.stats.lines += 1
         s.stats.bytes += len(raw) + 1
-        if (s.prefilter is not None and not truncated and not s.unwrap.pending and s.pipe.quiescent
-                and not s.prefilter.hits(raw)):
+        if s.prefilter is None or truncated or s.unwrap.pending or not s.pipe.quiescent:
+            s.sparse_armed = True  # fed unseen: it may fire a start marker
+        elif not s.wanted(raw):
             # as ``scan``'s reader does: a line with no keyword (nor a byte that alters text, nor
             # the start of a wrapped record) while nothing is gathering is counted, not decoded
             bad = invalid_lines(raw)
@@ -272,6 +273,7 @@ class Follower:
 
     def _poll_stream(self, s: Stream) -> None:
         before_lines, before_bytes = s.stats.lines, s.stats.bytes
+        s.sparse_armed = True  # what one poll reads is one of ``scan``'s buffers (Stream.wanted)
         gen = s.tail.poll()
         try:
             for raw, trunc in gen:

@@ -93,6 +93,12 @@ class SparsePrefilter:
             return out
         return sorted(set(out) | set(extra))
 
+    def first_sparse(self, buf: bytes, start: int = 0) -> Optional[int]:
+        """Offset of the first sparse keyword at or after ``start`` of ``buf`` whose line matches a
+        sparse rule, or None (Hyperscan when the inner prefilter uses it, else ``bytes.find``)."""
+        first = self._hs_first if self._db is not None else self._first
+        return first(buf, start, {})
+
     def _first(self, buf: bytes, start: int, nxt: dict[bytes, int]) -> Optional[int]:
         """Offset of the first sparse keyword at or after ``start`` whose line matches a sparse
         rule. ``nxt`` caches each literal's next offset: the starts only grow, so each literal's

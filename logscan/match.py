@@ -296,10 +296,13 @@ class Matcher:
         owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
         own_noise = self._noise.get(owner) if owner is not None else None
         noise = own_noise is not None and bool(msg) and own_noise.match(msg, **_held(own_noise)) is not None
-        if noise and (owner, rec.source) in self._prefix_named:
+        noise_named = noise and (owner, rec.source) in self._prefix_named
+        if noise_named and rec.source in self._sparse_done:
             return  # a shape its own engine marks as carrying no engine fact (per-step statistics)
         # ... but until something of that engine was read in this input, its identity rules
-        # may still read it, so a window of per-step statistics alone is a run (sglang-172)
+        # may still read it, so a window of per-step statistics alone is a run (sglang-172); and
+        # a sparse ``ready`` rule reads it once per start: a scheduler that ran a batch was up
+        # (SGLang's 'Decode batch', docs/lifecycle.md "Serving evidence")
         rule_ids = self._keyword_rules(msg) if msg else []
         if not rule_ids:
             return
@@ -309,9 +312,12 @@ class Matcher:
             self._context = owner
         self.stats.prefilter_hits += 1
         self._source = rec.source
+        state_read = False  # a sparse ``ready`` rule read the line: only identity rules follow
         for eng, cr in self._candidates(msg, owner, rule_ids):
             r = cr.rule
-            if noise and r.kind != "identity":
+            if state_read and r.kind != "identity":
+                continue
+            if noise and not (r.sparse and r.kind == "ready") and (noise_named or r.kind != "identity"):
                 continue
             if r.levels and rec.level and rec.level.lower() not in r.levels:
                 continue
@@ -331,6 +337,13 @@ class Matcher:
             )
             if len(self._hints) < 4096:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)
+            if r.sparse and r.kind == "ready":
+                # a state (the server is up), not a reading of the line: the engine's identity
+                # rules, tried last on a prefixed line not yet named, may still name the engine
+                self._sparse_done.add(rec.source)
+                state_read = True
+                yield ev
+                continue
             if owner is not None:
                 self._prefix_named.add((owner, rec.source))  # the engine's prefixed lines make a run
             if r.sparse and r.kind != "identity":  # naming the engine notes no state

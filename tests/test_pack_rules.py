@@ -30,6 +30,8 @@ def test_examples_match_their_rule(cr):
         events = list(m.feed(rec)) + list(m.flush())
         if cr.rule.kind != "identity":  # identity rules never take a line: the reading rule follows
             events = [e for e in events if e.kind != "identity"]
+        else:  # ... and a sparse ready rule (a state: SGLang's batch statistics) may read it before them
+            events = [e for e in events if e.kind == "identity"]
         assert events, f"{cr.rule.id}: no rule recognised example {example!r}"
         assert events[0].rule == cr.rule.id, (
             f"{cr.rule.id}: example {example!r} was taken by {events[0].rule} (rule order shadows it)")

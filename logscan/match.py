@@ -282,6 +282,8 @@ class Matcher:
                 if m:
                     item = m.groupdict().get("item") or m.group(0)
                     self._pending.event.items.append(item.strip())
+                    self._pending.event.item_groups.append(
+                        {k: v for k, v in m.groupdict().items() if v is not None and k != "item"})
                     self._pending.event.end_line = rec.line
                     return
                 verdict = False

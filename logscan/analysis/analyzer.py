@@ -143,10 +143,16 @@ class Analyzer:
         note(run, ev, self._shared)
         set_facts(run, r.sets, ev.groups, ev)
         if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
-            for item in ev.items:  # facts a continuation line states (a reason's device capability)
-                m = cr.item_regex.match(item)
-                if m:
-                    got = {k: v for k, v in m.groupdict().items() if v is not None}
+            # facts a continuation line states (a reason's device capability): the groups the
+            # matcher kept for each item, else (an event read back from a report) the item's text again
+            kept = ev.item_groups if len(ev.item_groups) == len(ev.items) else None
+            for i, item in enumerate(ev.items):
+                if kept is not None:
+                    got = kept[i]
+                else:
+                    m = cr.item_regex.match(item)
+                    got = {k: v for k, v in m.groupdict().items() if v is not None} if m else None
+                if got is not None:
                     set_facts(run, r.continuation.sets, got, ev)
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:

@@ -25,6 +25,7 @@ import regex
 from .models import Event, Record
 from .packs.loader import CompiledRule, PackSet
 from .sources.prefilter import KeywordIndex
+from .sources.quoted import QuotedSource
 
 #: CPU seconds all the rule searches of one line may take together (the slowest real log line takes ~1 ms;
 #: ``regex`` timeouts count CPU time, so a loaded machine does not push a line over).
@@ -117,6 +118,7 @@ class Matcher:
         #: engine -> its ``[[opaque]]`` alternation: messages quoting user content that its rules never see
         self._opaque = {p.engine: p.opaque for p in packs.packs.values() if p.opaque is not None}
         self._noise = {p.engine: p.noise for p in packs.packs.values() if p.noise is not None}
+        self._quoted = QuotedSource()  # which records are a traceback's quoted source lines
         # Keywords: ASCII case folding only (or case-sensitive for a rule that asks), as the
         # reader's byte prefilter, so a line it skips can never be one this matcher would take.
         # One index of every distinct keyword (Hyperscan when available: ~1 us a line).
@@ -295,6 +297,7 @@ class Matcher:
                 yield self._pending.event
                 self._pending = None
         msg = rec.message
+        quoted = self._quoted.quoted(rec)  # a traceback's quoted code line: no log statement
         owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
         own_noise = self._noise.get(owner) if owner is not None else None
         noise = own_noise is not None and bool(msg) and own_noise.match(msg, **_held(own_noise)) is not None
@@ -317,7 +320,7 @@ class Matcher:
         state_read = False  # a sparse ``ready`` rule read the line: only identity rules follow
         for eng, cr in self._candidates(msg, owner, rule_ids):
             r = cr.rule
-            if state_read and r.kind != "identity":
+            if (state_read or quoted and not r.source_line) and r.kind != "identity":
                 continue
             if noise and not (r.sparse and r.kind == "ready") and (noise_named or r.kind != "identity"):
                 continue

@@ -63,3 +63,17 @@ def test_quoted_lines_are_per_process_and_near_their_frame():
     assert not q.quoted(rec(6, "ValueError: Failed to find a kernel", "Worker_TP0"))  # the exception line
     q.quoted(rec(7, _HEADER, "Worker_TP0"))
     assert not q.quoted(rec(40, "    far below: another statement", "Worker_TP0"))
+
+
+def test_a_failure_report_says_where_the_process_raised():
+    """vllm-252 (vllm#18421, eight interleaved ranks cut before their exception lines): the report
+    names the innermost frame, file, source line and function, not only the log line."""
+    from logscan.pipeline import scan_inputs
+
+    (run,) = scan_inputs([str(FIXTURES / "vllm" / "vllm-252.log")], _PACKS).runs
+    sf = run.start_failure
+    assert sf.raised_in == "venv/lib/python3.10/site-packages/torch/nn/modules/module.py, line 1762, in _call_impl"
+    assert sf.raised_in_line == 15
+    # vllm-020: the exception's own process; its innermost frame is the kernel chooser that raised
+    (run,) = scan_inputs([str(FIXTURES / "vllm" / "vllm-020.log")], _PACKS).runs
+    assert run.start_failure.raised_in.endswith("mixed_precision/__init__.py, line 90, in choose_mp_linear_kernel")

@@ -11,10 +11,10 @@ frame. Only rules that read code on purpose (``Rule.source_line``: a serving-loo
 """
 from __future__ import annotations
 
-import regex
+from .. import lazyre
 
 #: a frame header as CPython prints it, with its indentation
-FRAME_HEAD = regex.compile(r'(?P<indent>\s{0,12})File "[^"]{1,1000}", line \d{1,7}, in \S')
+FRAME_HEAD = lazyre.compile(r'(?P<indent>\s{0,12})File "[^"]{1,1000}", line \d{1,7}, in \S')
 #: lines below its frame header within which a process's quoted source line may come (ranks interleave)
 GAP = 16
 _MAX_OPEN = 4096

@@ -3,7 +3,8 @@
 # the log(s), write the report files, and say the verdict and the worst code.
 # Env: LOGSCAN_BIN, LOGSCAN_LOG (paths, whitespace-separated) or LOGSCAN_COMMAND (its output was
 # saved to $RUNNER_TEMP/logscan-command.log), LOGSCAN_POLICY, LOGSCAN_BASELINE, LOGSCAN_GPU,
-# LOGSCAN_CUDA, LOGSCAN_FORMATS (comma-separated), LOGSCAN_OUT (report directory).
+# LOGSCAN_CUDA, LOGSCAN_FORMATS (comma-separated), LOGSCAN_PARTIAL_LOG (true: gate --partial-log),
+# LOGSCAN_OUT (report directory).
 # Writes result=, worst-code=, report-dir= to $GITHUB_OUTPUT when set (else to stdout).
 set -uo pipefail
 out="${LOGSCAN_OUT:?}"; bin="${LOGSCAN_BIN:-logscan}"
@@ -17,6 +18,11 @@ args=(--format github --output "json=$out/logscan.json" --output "markdown=$out/
 [ -n "${LOGSCAN_BASELINE:-}" ] && args+=(--baseline "$LOGSCAN_BASELINE")
 [ -n "${LOGSCAN_GPU:-}" ] && args+=(--gpu "$LOGSCAN_GPU")
 [ -n "${LOGSCAN_CUDA:-}" ] && args+=(--cuda "$LOGSCAN_CUDA")
+case "${LOGSCAN_PARTIAL_LOG:-false}" in
+  true) args+=(--partial-log) ;;
+  false|"") ;;
+  *) echo "logscan: partial-log must be true or false, not '${LOGSCAN_PARTIAL_LOG}'" >&2; status=2 ;;
+esac
 IFS=',' read -r -a formats <<< "${LOGSCAN_FORMATS:-}"
 for f in "${formats[@]}"; do
   f="${f// /}"

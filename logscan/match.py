@@ -25,6 +25,7 @@ import regex
 from .models import Event, Record
 from .packs.loader import CompiledRule, PackSet
 from .sources.prefilter import KeywordIndex
+from .sources.quoted import QuotedSource
 
 #: CPU seconds all the rule searches of one line may take together (the slowest real log line takes ~1 ms;
 #: ``regex`` timeouts count CPU time, so a loaded machine does not push a line over).
@@ -118,6 +119,7 @@ class Matcher:
         #: engine -> its ``[[opaque]]`` alternation: messages quoting user content that its rules never see
         self._opaque = {p.engine: p.opaque for p in packs.packs.values() if p.opaque is not None}
         self._noise = {p.engine: p.noise for p in packs.packs.values() if p.noise is not None}
+        self._quoted = QuotedSource()  # which records are a traceback's quoted source lines
         # Keywords: ASCII case folding only (or case-sensitive for a rule that asks), as the
         # reader's byte prefilter, so a line it skips can never be one this matcher would take.
         # One index of every distinct keyword (Hyperscan when available: ~1 us a line).
@@ -288,6 +290,8 @@ class Matcher:
                 if m:
                     item = m.groupdict().get("item") or m.group(0)
                     self._pending.event.items.append(item.strip())
+                    self._pending.event.item_groups.append(
+                        {k: v for k, v in m.groupdict().items() if v is not None and k != "item"})
                     self._pending.event.end_line = rec.line
                     self._pending.last = rec.message
                     return
@@ -300,13 +304,17 @@ class Matcher:
                 yield self._pending.event
                 self._pending = None
         msg = rec.message
+        quoted = self._quoted.quoted(rec)  # a traceback's quoted code line: no log statement
         owner = self._prefix_engine.get(rec.prefix_format) if rec.prefix_format else None
         own_noise = self._noise.get(owner) if owner is not None else None
         noise = own_noise is not None and bool(msg) and own_noise.match(msg, **_held(own_noise)) is not None
-        if noise and (owner, rec.source) in self._prefix_named:
+        noise_named = noise and (owner, rec.source) in self._prefix_named
+        if noise_named and rec.source in self._sparse_done:
             return  # a shape its own engine marks as carrying no engine fact (per-step statistics)
         # ... but until something of that engine was read in this input, its identity rules
-        # may still read it, so a window of per-step statistics alone is a run (sglang-172)
+        # may still read it, so a window of per-step statistics alone is a run (sglang-172); and
+        # a sparse ``ready`` rule reads it once per start: a scheduler that ran a batch was up
+        # (SGLang's 'Decode batch', docs/lifecycle.md "Serving evidence")
         rule_ids = self._keyword_rules(msg) if msg else []
         if not rule_ids:
             return
@@ -316,9 +324,12 @@ class Matcher:
             self._context = owner
         self.stats.prefilter_hits += 1
         self._source = rec.source
+        state_read = False  # a sparse ``ready`` rule read the line: only identity rules follow
         for eng, cr in self._candidates(msg, owner, rule_ids):
             r = cr.rule
-            if noise and r.kind != "identity":
+            if (state_read or quoted and not r.source_line) and r.kind != "identity":
+                continue
+            if noise and not (r.sparse and r.kind == "ready") and (noise_named or r.kind != "identity"):
                 continue
             if r.levels and rec.level and rec.level.lower() not in r.levels:
                 continue
@@ -338,6 +349,13 @@ class Matcher:
             )
             if len(self._hints) < 4096:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)
+            if r.sparse and r.kind == "ready":
+                # a state (the server is up), not a reading of the line: the engine's identity
+                # rules, tried last on a prefixed line not yet named, may still name the engine
+                self._sparse_done.add(rec.source)
+                state_read = True
+                yield ev
+                continue
             if owner is not None:
                 self._prefix_named.add((owner, rec.source))  # the engine's prefixed lines make a run
             if r.sparse and r.kind != "identity":  # naming the engine notes no state

@@ -57,6 +57,11 @@ class Event(PlainModel):
     message: str
     groups: dict[str, str] = field(default_factory=dict)
     items: list[str] = field(default_factory=list)  #: continuation lines gathered (e.g. per-kernel reasons)
+    #: the named groups of each item's match, one dict per entry of ``items`` (the ``item`` group
+    #: left out): what a continuation line states besides its text (vLLM's 'current compute
+    #: capability is 75' in a KERNEL_NOT_FOUND reason); kept out of the report, so a report read
+    #: back from JSON has none and the analysis then matches the item texts again
+    item_groups: list[dict[str, str]] = field(default_factory=list, metadata={"exclude": True})
     process: Optional[str] = None
     rank: Optional[str] = None
     level: Optional[str] = None

@@ -36,6 +36,11 @@ class StartFailure(PlainModel):
     failing_kernel: Optional[str] = None
     failing_kernel_line: Optional[int] = None
     failing_kernel_why: Optional[str] = None
+    #: where the process raised: the innermost frame of the failure's traceback as CPython printed
+    #: it (``path, line N, in f``; the failing process's own frames when ranks interleave) and the
+    #: log line of that frame; None when the log kept no frame of it
+    raised_in: Optional[str] = None
+    raised_in_line: Optional[int] = None
 
 
 @plain

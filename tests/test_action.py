@@ -245,3 +245,14 @@ def test_gitlab_template_script_runs_with_a_local_install(tmp_path, gitlab_job):
     no_source, _ = gitlab_job(tmp_path, {"LOGSCAN_LOG": str(ROOT / "fixtures" / "vllm" / "vllm-019.log"),
                                          "LOGSCAN_SOURCE": ""}, timeout=60)
     assert no_source.returncode == 2 and "unrelated package" in no_source.stderr
+
+
+def test_action_partial_log_input_leaves_start_incomplete_unjudged(installed):
+    """vllm-005 is an excerpt cut before its ready line: by default START_INCOMPLETE fails it;
+    `partial-log: true` (gate --partial-log) leaves the weight-only warning as the worst code."""
+    r = run_action(_fresh(installed, "partial"), log="fixtures/vllm/vllm-005.log", **{"partial-log": "true"})
+    assert r["outputs"]["result"] == "warn" and r["outputs"]["worst-code"] == "WEIGHT_ONLY_SUBSTITUTION", r["ran"]
+    r = run_action(_fresh(installed, "whole"), log="fixtures/vllm/vllm-005.log")
+    assert r["outputs"]["result"] == "fail" and r["outputs"]["worst-code"] == "START_INCOMPLETE"
+    r = run_action(_fresh(installed, "badpartial"), log="fixtures/vllm/vllm-005.log", **{"partial-log": "yes"})
+    assert r["outputs"]["result"] == "error" and r["status"] == 2

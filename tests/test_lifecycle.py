@@ -155,7 +155,8 @@ def test_a_scheduler_exception_inside_the_event_loop_is_a_failure_while_serving(
     log = FIXTURES / "sglang" / "sglang-161.log"
     (run,) = _runs(log)
     assert run.start_failure is None and run.serving_failure.line == 2
-    lines = [x for x in _lines(log) if "event_loop" not in x]
+    # line 1 is a 'Decode batch' line, itself serving evidence (sglang.run.batch-stats): left out
+    lines = [x for x in _lines(log)[1:] if "event_loop" not in x]
     (run,) = _runs(_write(tmp_path, lines))
     assert run.start_failure is not None and run.serving_failure is None
 
@@ -167,4 +168,65 @@ def test_a_loop_frame_is_no_recovery_from_its_own_traceback(tmp_path):
     lines = [x.replace("Scheduler hit an exception: ", "") for x in lines]  # the bare traceback
     runs = _runs(_write(tmp_path, lines))
     assert runs and all(r.start_failure is None for r in runs)
+    assert any(r.serving_failure is not None for r in runs)
+
+
+# --- serving evidence of runs with no server (docs/lifecycle.md "Serving evidence") ---------------
+
+def test_an_offline_progress_bar_then_a_worker_death_is_a_failure_while_serving(tmp_path):
+    """vllm#7322's worker death (vllm-250, a failed start on its own) after the offline
+    `Processed prompts: 100%|...` bar of vllm PR #24577 (vllm-196): the engine had run requests."""
+    bar = [ln for ln in _lines(FIXTURES / "vllm" / "vllm-196.log") if "Processed prompts:" in ln]
+    death = _lines(FIXTURES / "vllm" / "vllm-250.log")
+    (run,) = _runs(_write(tmp_path, death[:8] + bar + death[8:]))
+    assert run.start_failure is None and run.serving_failure is not None
+    assert "died" in run.serving_failure.evidence
+    # the same lines without the bar fail closed
+    (run,) = _runs(_write(tmp_path, death))
+    assert run.start_failure is not None and run.serving_failure is None
+
+
+def test_sglang_batch_statistics_are_serving_evidence_for_the_gate():
+    """sglang-004 (an SGLang DP excerpt: two selections, then the schedulers' 'Prefill batch'
+    lines, no ready line): the schedulers ran a batch, so the start is no START_INCOMPLETE."""
+    log = FIXTURES / "sglang" / "sglang-004.log"
+    r = CliRunner().invoke(cli, ["gate", "--format", "json", str(log)])
+    doc = json.loads(r.stdout)
+    assert not [c for c in doc["gate"]["checks"] if c.get("code") == "START_INCOMPLETE"]
+    events = scan_inputs([str(log)], default_packs()).events
+    assert any(e.rule == "sglang.run.batch-stats" for e in events)
+
+
+def test_without_batch_statistics_the_same_sglang_excerpt_is_start_incomplete(tmp_path):
+    lines = [ln for ln in _lines(FIXTURES / "sglang" / "sglang-004.log") if "batch," not in ln]
+    r = CliRunner().invoke(cli, ["gate", "--format", "json", str(_write(tmp_path, lines))])
+    doc = json.loads(r.stdout)
+    assert [c for c in doc["gate"]["checks"] if c.get("code") == "START_INCOMPLETE"]
+
+
+def test_batch_statistics_are_read_once_per_start_not_per_line():
+    """sglang-172: a window of decode-batch lines; one serving event, not one per line."""
+    events = scan_inputs([str(FIXTURES / "sglang" / "sglang-172.log")], default_packs()).events
+    assert [e.rule for e in events].count("sglang.run.batch-stats") == 1
+
+
+def test_a_scheduler_crash_after_decode_statistics_is_a_failure_while_serving(tmp_path):
+    """sglang-161 (sglang#31103) without its event-loop frames fails closed on main; its own
+    'Decode batch' line (line 1) now says the scheduler was serving."""
+    lines = [ln for ln in _lines(FIXTURES / "sglang" / "sglang-161.log") if "event_loop" not in ln]
+    (run,) = _runs(_write(tmp_path, lines))
+    assert run.serving_failure is not None and run.start_failure is None
+    (run,) = _runs(_write(tmp_path, lines[1:]))
+    assert run.start_failure is not None and run.serving_failure is None
+
+
+def test_llamacpp_timings_then_an_abort_is_a_failure_while_serving(tmp_path):
+    """llama-cli's perf lines (llama.cpp#9013, a real paste) before a ggml CUDA abort of a bundled log."""
+    timing = "llama_perf_context_print: prompt eval time =     927.17 ms /    49 tokens (   18.92 ms per token,    52.85 tokens per second)"
+    crash = [ln for ln in _lines(FIXTURES / "llamacpp" / "llamacpp-179.log")]
+    runs = _runs(_write(tmp_path, [ln for ln in crash if "[GIN]" not in ln]))
+    assert any(r.start_failure is not None for r in runs)
+    no_gin = [ln for ln in crash if "[GIN]" not in ln]
+    runs = _runs(_write(tmp_path, [timing] + no_gin))
+    assert not any(r.start_failure is not None for r in runs)
     assert any(r.serving_failure is not None for r in runs)

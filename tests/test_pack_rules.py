@@ -31,6 +31,8 @@ def test_examples_match_their_rule(cr):
         events = list(m.feed(rec)) + list(m.flush())
         if cr.rule.kind != "identity":  # identity rules never take a line: the reading rule follows
             events = [e for e in events if e.kind != "identity"]
+        else:  # ... and a sparse ready rule (a state: SGLang's batch statistics) may read it before them
+            events = [e for e in events if e.kind == "identity"]
         assert events, f"{cr.rule.id}: no rule recognised example {example!r}"
         if _COMMON in cr.path and events[0].kind == cr.rule.kind and events[0].rule != cr.rule.id:
             # a shared host rule (patterns/common-rules/) comes after the pack's own: the pack's rule

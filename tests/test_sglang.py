@@ -316,11 +316,12 @@ def test_scheduler_stats_are_noise_not_events():
             assert rec.prefix_format and rec.prefix_format.startswith("sglang")
             assert any(cr.regex.search(rec.message) for cr in topic), "the noise entry would not matter"
             from logscan.match import Matcher
-            # no topic rule reads it; the first one of an input names SGLang (batch 5, sglang-172)
-            # and is the only event: the next ones are skipped as noise
+            # no topic rule reads it; the first one of an input says the scheduler ran a batch
+            # (serving evidence, a sparse ready rule: docs/lifecycle.md) and names SGLang (batch 5,
+            # sglang-172): the only events; the next ones are skipped as noise
             m = Matcher(packs)
             first = list(m.feed(rec))
-            assert [e.rule for e in first] == ["sglang.identity.scheduler-stats"]
+            assert [e.rule for e in first] == ["sglang.run.batch-stats", "sglang.identity.scheduler-stats"]
             assert list(m.feed(parser.parse("t", 2, example))) == []
 
 

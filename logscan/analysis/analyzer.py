@@ -144,15 +144,29 @@ class Analyzer:
         set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
         if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
             joined = r.continuation.joined_by is not None
-            # a wrapped command's lines are one command: a flag's value or the positional model
-            # may sit on the next line, so the items are read together, after the first line's
-            # group of the same name (``Continuation.joined_by``)
-            for item in [" ".join(ev.items)] if joined else ev.items:
-                m = cr.item_regex.match(item)
-                if m:  # facts a continuation line states (a reason's device capability)
-                    got = {k: " ".join(x for x in (ev.groups.get(k) if joined else None, v) if x)
+            cli = pack.meta.pack.cli
+            if joined:
+                # a wrapped command's lines are one command: a flag's value or the positional model
+                # may sit on the next line, so the items are read together, after the first line's
+                # group of the same name (``Continuation.joined_by``)
+                m = cr.item_regex.match(" ".join(ev.items))
+                if m:
+                    got = {k: " ".join(x for x in (ev.groups.get(k), v) if x)
                            for k, v in m.groupdict().items() if v is not None}
-                    set_facts(run, r.continuation.sets, got, ev, pack.meta.pack.cli)
+                    set_facts(run, r.continuation.sets, got, ev, cli)
+            else:
+                # facts a continuation line states (a reason's device capability): the groups the
+                # matcher kept for each item, else (an event read back from a report) the item's
+                # text again
+                kept = ev.item_groups if len(ev.item_groups) == len(ev.items) else None
+                for i, item in enumerate(ev.items):
+                    if kept is not None:
+                        got = kept[i]
+                    else:
+                        m = cr.item_regex.match(item)
+                        got = {k: v for k, v in m.groupdict().items() if v is not None} if m else None
+                    if got is not None:
+                        set_facts(run, r.continuation.sets, got, ev, cli)
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:
         """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.

@@ -214,8 +214,27 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
         else:  # no traceback at all: the engine's own failure line is all it says (a C++ assertion,
             # TurboMind's / ggml's abort), and nothing in the log is missing from it
             sf.headline = sf.evidence.strip()
+    _raised_in(sf, frames, tb)
     _failing_kernel(sf, lexicon, ladder, findings, frames, rules)
     return sf
+
+
+#: a frame header's path, source line number and function (CPython ``traceback`` format)
+_WHERE = lazyre.compile(r'File "(?P<path>[^"]{1,500})", line (?P<n>\d{1,7}), in (?P<fn>[^\s(]{1,160})')
+
+
+def _raised_in(sf: StartFailure, frames: list[Event], tb: list[Event]) -> None:
+    """Fill ``sf.raised_in`` / ``raised_in_line`` from the innermost frame of the failure's
+    traceback: of the exception line's process when that process has frames there (interleaved
+    ranks), else the last frame. The frames under the exception line come from ``frames``."""
+    proc = next((e.process for e in tb if e.line == sf.cause_line), None) if sf.cause_line else sf.process
+    own = [e for e in frames if e.process == proc] if proc is not None else []
+    for ev in reversed(own or frames):
+        m = _WHERE.search(ev.message)
+        if m:
+            sf.raised_in = f"{m.group('path')}, line {m.group('n')}, in {m.group('fn')}"
+            sf.raised_in_line = ev.line
+            return
 
 
 def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str], findings: list[Finding],

@@ -24,6 +24,13 @@ def kernel_words(f: StartFailure) -> str:
     return f"failing kernel: {f.failing_kernel}" + (f" ({f.failing_kernel_why})" if f.failing_kernel_why else "")
 
 
+def raised_words(f: StartFailure) -> str:
+    """``raised in <path>, line N, in f (log line L)``: the traceback's innermost frame, or ""."""
+    if not getattr(f, "raised_in", None):
+        return ""
+    return f"raised in {f.raised_in} (log line {f.raised_in_line})"
+
+
 def where_words(f: StartFailure) -> str:
     """Where the failure began when that is not the headline's line: ``traceback from line 2:
     <its first line>`` or ``engine line 9: EngineCore failed to start.``; "" otherwise."""

@@ -109,6 +109,10 @@ class Rule(_Strict):
     #: of that kernel, else "not understood". The former id convention (a ``.frame.`` segment) is
     #: read as ``frame = true`` only as a deprecated fallback (``analysis/frames.is_frame_rule``)
     frame: bool = False
+    #: the rule reads a traceback's quoted source line (the code under a frame header, e.g. the
+    #: serving loop's ``engine_core.run_busy_loop()``); every other rule skips such lines, which
+    #: are no log statements (``sources/quoted.py``, docs/traceback-frames.md)
+    source_line: bool = False
 
     @after_check
     def _frame_shape(self) -> "Rule":

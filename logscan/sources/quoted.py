@@ -1,0 +1,46 @@
+"""Quoted source lines of a Python traceback (docs/traceback-frames.md "Quoted source lines").
+
+CPython's ``traceback.print_exception`` prints, under each frame header ``File "p.py", line N, in
+f``, the frame's source line, indented deeper (``    raise ValueError("... not supported ...")``).
+That line is code the process was running, not a statement it logged: a rule reading it as one
+would take a quoted ``raise ValueError("FP8 not supported")`` for a refusal. ``QuotedSource`` tells
+such a line: the next record of the same process (source, process tag, pid) after a frame header,
+at most ``GAP`` lines below it (ranks interleave), indented deeper than the header and not itself a
+frame. Only rules that read code on purpose (``Rule.source_line``: a serving-loop frame such as
+``engine_core.run_busy_loop()``) and identity rules (a path names the engine) may read it.
+"""
+from __future__ import annotations
+
+from .. import lazyre
+
+#: a frame header as CPython prints it, with its indentation
+FRAME_HEAD = lazyre.compile(r'(?P<indent>\s{0,12})File "[^"]{1,1000}", line \d{1,7}, in \S')
+#: lines below its frame header within which a process's quoted source line may come (ranks interleave)
+GAP = 16
+_MAX_OPEN = 4096
+
+
+class QuotedSource:
+    """Per-process memory of the last frame header; ``quoted(rec)`` says whether a record is the
+    quoted source line under it (each record is given once, in line order)."""
+
+    def __init__(self) -> None:
+        self._open: dict[tuple, tuple[int, int]] = {}
+
+    def quoted(self, rec) -> bool:
+        """Whether ``rec`` (a ``Record``) is the source line quoted under its process's last frame."""
+        msg = rec.message
+        key = (rec.source, rec.process, rec.pid)
+        if 'File "' in msg:
+            m = FRAME_HEAD.match(msg)
+            if m:
+                if len(self._open) >= _MAX_OPEN:
+                    self._open.clear()
+                self._open[key] = (rec.line, len(m.group("indent")))
+                return False
+        if not self._open:
+            return False
+        got = self._open.pop(key, None)
+        if got is None or rec.line - got[0] > GAP or not msg.strip():
+            return False
+        return len(msg) - len(msg.lstrip()) > got[1]

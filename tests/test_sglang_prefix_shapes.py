@@ -43,19 +43,3 @@ def test_the_failed_start_cause_drops_the_prefix():
     assert run.start_failure is not None
     assert "[ERROR]" not in run.start_failure.headline and "TP1 Scheduler" not in run.start_failure.headline
 
-
-def test_a_first_line_cut_inside_the_prefix_keeps_its_rank(parser):
-    """InferenceX#1570 (sglang-265 of batch 9s): the paste lost '[2' of a millisecond prefix."""
-    first = "026-05-28 00:11:09.816 DP0 TP0 EP0] Scheduler hit an exception: Traceback (most recent call last):"
-    rec = parser.parse("t", 1, first)
-    assert (rec.prefix_format, rec.rank) == ("sglang-cut-open", "DP0 TP0 EP0")
-    assert rec.message.startswith("Scheduler hit an exception") and rec.timestamp is None
-
-
-@pytest.mark.parametrize("line", [
-    "2025-03-07 09:25:24 some tool said TP6] x",   # no rank list right after the time
-    "2025-03-07 09:25:24 TP6 Using default",        # no closing bracket
-    "12-03-07 09:25:24.5 INFO x]",
-])
-def test_a_cut_date_without_the_rank_list_is_no_sglang_prefix(parser, line):
-    assert parser.parse("t", 1, line).prefix_format != "sglang-cut-open"

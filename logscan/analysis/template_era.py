@@ -198,18 +198,59 @@ def template_hints(packs, pack, messages: list[str], candidates: list[str]) -> l
     th = packs.derived[key]
     if th is None:
         return []
-    hints, seen = [], set()
+    found, seen = [], set()
     for msg in messages:
         got = th.best(msg)
         if got is None or got[0] in seen:
             continue
         seen.add(got[0])
-        allowed = th.allowed(got[1], candidates)
+        found.append(got)
+    hints = []
+    for template, held, lifted in _presence_first(th, found, candidates):
+        allowed = th.allowed(held | lifted, candidates)
         if set(candidates) <= allowed:  # printed by every candidate release: no era evidence
             continue
-        rels = sorted(got[1], key=Version)
+        rels = sorted(held, key=Version)
         span = rels[0] if len(rels) == 1 else f"{rels[0]} .. {rels[-1]}"
         from ..formats.clip import clip
 
-        hints.append(EraHint.from_releases(f"template {clip(got[0], 60)!r} (in {span})", allowed))
+        why = f"template {clip(template, 60)!r} (in {span})"
+        if lifted:
+            why += ("; its absence after " + rels[-1] + " not counted: a later template that prints "
+                    "the same sentence may be missing from the history")
+        hints.append(EraHint.from_releases(why, allowed))
     return hints
+
+
+def _presence_first(th: TemplateHistory, found: list[tuple[str, frozenset[str]]],
+                    candidates: list[str]) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+    """``found`` (template, releases holding it) with the upper bounds that contradict a lower
+    bound lifted: ``[(template, releases holding it, releases the lift adds)]`` (empty when its
+    end is kept).
+
+    The history keeps, for each rule example, only the most specific template producing it
+    (``tools/derive_templates.rule_templates``): when a later release prints the same sentence
+    through a vaguer template (SGLang 0.5.2's device-generic 'Capture {...} begin. ...' after
+    0.4.3.post3 .. 0.5.1.post3's literal 'Capture cuda graph begin. ...'), the history shows the
+    sentence ending where it did not. A template's first release is presence evidence; its last
+    is absence evidence, and the weaker one. So when the templates of one run cannot all hold
+    (one's last release is older than another's first: sglang-236, Mar 2026, read as
+    0.4.6.post1 .. 0.5.1.post3 by three such ends against 'Using KV cache dtype' (0.5.3 ->)),
+    each end older than the newest first release is not counted: that template allows every
+    candidate release after its first. Without a contradiction nothing changes."""
+    none: frozenset[str] = frozenset()
+    order = {r: i for i, r in enumerate(th.releases)}
+    firsts = [min(order[r] for r in h) for _, h in found if h]
+    if len(firsts) < 2:
+        return [(t, h, none) for t, h in found]
+    newest_first = max(firsts)
+    out = []
+    for t, h in found:
+        if not h or max(order[r] for r in h) >= newest_first:
+            out.append((t, h, none))
+            continue
+        first = min(h, key=lambda r: order[r])
+        later = frozenset(r for r in th.releases if order[r] > order[first])
+        later |= frozenset(c for c in candidates if Version(c) > Version(first))
+        out.append((t, h, later - h))
+    return out

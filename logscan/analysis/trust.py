@@ -36,6 +36,8 @@ _PACKAGE_GROUPS = ("package", "module", "pip")
 #: event kinds that are run facts or run structure, never "not understood"
 _FACT_KINDS = frozenset({"version", "config", "platform", "identity", "run_start", "start_failure", "gpu",
                          "uncaught", "ready", "progress"})
+#: fact kinds whose rule reads a line into named values (``sets``): that line is understood
+_SET_KINDS = frozenset({"version", "config", "platform", "gpu"})
 
 
 @dataclass
@@ -128,9 +130,16 @@ def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
     """
     out: list[Unexplained] = []
     seen: set = set()  # lines, and messages: a message every rank prints is listed once
+    # lines whose platform / version / config a rule read into named values: a vaguer shape that
+    # also noticed the line and captured nothing adds no question ('`fork` method is not supported
+    # by ROCm. VLLM_WORKER_MULTIPROC_METHOD is overridden to `spawn` instead.', platform ROCm,
+    # also matched by the kernel-requirement family: sglang-257 / 258)
+    read = {ev.line for ev in events if ev.kind in _SET_KINDS and rules[ev.rule][0].rule.sets}
     for ev in events:
         key = (ev.line, ev.rule)
         if key in used or ev.kind in _FACT_KINDS or ev.line in seen or ev.message in seen:
+            continue
+        if ev.line in read and not (ev.groups or ev.items) and key not in dropped:
             continue
         if (ev.kind == "optional_package" and lexicon is not None
                 and (key not in dropped or not _RAISED.search(ev.message))

@@ -252,3 +252,26 @@ def test_a_stop_signal_while_the_poll_sleep_holds_its_lock_does_not_deadlock(pac
     t.join(5)
     assert not t.is_alive(), "request_stop deadlocked on the wake event's lock"
     assert f.stop and f.wake.wait(5)
+
+
+def test_a_restarted_follower_exports_the_restored_runs_gauges(packs, tmp_path):
+    """After a restart with --state-file, the gauges of the run the state restores (its kernel
+    selections, ``logscan_degraded``) are exported at once: before, they were empty until the
+    run's next event, and an alert on a degraded kernel (deploy/prometheusrule.yaml) resolved
+    while the engine still ran it (found by the new-user trial, fixtures/vllm/vllm-005.log)."""
+    log = tmp_path / "vllm.log"
+    log.write_bytes((ROOT / "fixtures/vllm/vllm-005.log").read_bytes())
+    state = tmp_path / "state.json"
+
+    def run_once() -> dict:
+        m = FollowMetrics("sidecar", packs.findings.cost_class_finding)
+        f = Follower([str(log)], packs, io.StringIO(), metrics=m, state_file=str(state))
+        f.poll_once()
+        f.save_state()
+        fams = {fam.name: fam for fam in text_string_to_metric_families(generate_latest(m.registry).decode())}
+        sel = {(s.labels["kernel"], s.labels["cost_class"]) for s in fams["logscan_kernel_selection_info"].samples}
+        return {"selections": sel, "degraded": fams["logscan_degraded"].samples[0].value}
+
+    first = run_once()
+    assert ("MarlinNvFp4LinearKernel", "weight_only") in first["selections"] and first["degraded"] == 1
+    assert run_once() == first  # the restart reads no new line, and exports the same

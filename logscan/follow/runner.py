@@ -147,6 +147,13 @@ class Follower:
                 s.held_failure = saved.get("held_failure") is True  # reported at the first quiet poll
                 tail.resume(pos)
                 s.ck = (pos, s.line, s.pipe.checkpoint())
+                if self.metrics:
+                    # the gauges of the run restored (its selections, degraded, start failed):
+                    # without this a restarted follower exported nothing until the run's next
+                    # event, and an alert on a degraded kernel resolved while it still ran
+                    run = s.pipe.open_run()
+                    if run is not None:
+                        self.metrics.set_run(s.key, s.labels, run)
             except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
                 self._note(f"state of {key} ignored ({type(exc).__name__}: {str(exc)[:200]}); reading it from the start")
                 tail = FileTail(key)

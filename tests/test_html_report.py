@@ -129,3 +129,16 @@ def test_the_request_check_can_fail(tmp_path):
     netlog = tmp_path / "net.json"
     _chromium(page.as_uri(), tmp_path, f"--log-net-log={netlog}", "--dump-dom")
     assert _page_requests(netlog) == {"http://127.0.0.1:9/x.png"}
+
+
+def test_every_cost_class_has_its_own_colour_and_terminal_style():
+    """A cost class without an entry rendered as ``unknown`` (grey) and left the legend: the
+    HTML ladder and the terminal table said nothing of an ``activation_upcast`` selection
+    (llama.cpp's MMQ config for NVFP4 weights; found by the new-user trial)."""
+    from logscan.formats.table import STYLES
+    from logscan.models_kernel import CostClass
+
+    classes = {c.value for c in CostClass}
+    assert set(html_format.COLOURS) == classes
+    assert set(STYLES) == classes
+    assert len(set(html_format.COLOURS.values())) == len(classes)  # no two share a colour

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 #: cost class -> (background, border): green for native, to red for emulated
 COLOURS = {"native": ("#e3f4e3", "#2e7d32"), "portable": ("#e0f2f1", "#00796b"),
            "weight_only": ("#fff4d6", "#b7791f"), "dequant_at_load": ("#ffe6d5", "#c05621"),
+           "activation_upcast": ("#fdf0e0", "#c4691a"),
            "emulated": ("#fde2e2", "#c53030"), "unknown": ("#eeeeee", "#666666")}
 
 _CSS = """

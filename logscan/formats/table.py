@@ -16,8 +16,8 @@ from typing import Optional
 
 
 #: cost class -> rich style, on a terminal only
-STYLES = {"native": "green", "portable": "cyan", "weight_only": "yellow", "dequant_at_load": "dark_orange",
-          "emulated": "bold red", "unknown": "dim"}
+STYLES = {"native": "green", "portable": "cyan", "weight_only": "yellow", "activation_upcast": "orange3",
+          "dequant_at_load": "dark_orange", "emulated": "bold red", "unknown": "dim"}
 _PLAIN_WIDTH = 100_000  #: piped: never wrap
 
 

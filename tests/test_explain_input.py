@@ -60,3 +60,13 @@ def test_releases_that_share_an_own_gate_are_one_row():
     own = [r for r in rows if "own gate" in r["gate"]]
     assert len(own) == 1 and own[0]["releases"] == "0.4.3.post3–0.4.5.post2", [r["releases"] for r in own]
     assert "the release's own gate" in own[0]["gate"]
+
+
+def test_a_shared_class_suffix_is_no_likeness():
+    """'NoSuchKernel' suggested 'ConchLinearKernel' (both end in 'Kernel'; new-user trial): the
+    suffixes every rung's class name shares are left out of the comparison, and a typo in the
+    suffix itself still finds the name."""
+    r = CliRunner().invoke(cli, ["explain", "NoSuchKernel"])
+    assert r.exit_code == 2 and "did you mean" not in r.stderr
+    t = CliRunner().invoke(cli, ["explain", "MarlinLinearKernl"])
+    assert t.exit_code == 2 and t.stderr.split("did you mean: ")[1].startswith("MarlinLinearKernel,")

@@ -61,5 +61,21 @@ def close_names(packs: PackSet, kernel: str, n: int = 5) -> list[str]:
             for rungs in reg.platforms.values():
                 for name in rungs:
                     names.setdefault(name.lower(), name)
-    hits = difflib.get_close_matches(kernel.strip().lower(), list(names), n=n, cutoff=0.6)
-    return [names[h] for h in hits]
+    # the class-name suffixes every rung shares ('...LinearKernel', '...MoEMethod') are left out
+    # of the likeness: 'NoSuchKernel' is not close to 'ConchLinearKernel' because both end in 'Kernel'
+    # (a typo in the suffix itself still finds its name: the whole names are then nearly equal)
+    full = kernel.strip().lower()
+    want = _STEM.sub("", full) or full
+    scored = []
+    for k in names:
+        stem = difflib.SequenceMatcher(None, want, _STEM.sub("", k) or k).ratio()
+        whole = difflib.SequenceMatcher(None, full, k).ratio()
+        if stem >= 0.6 or whole >= 0.85:
+            scored.append((max(stem, whole), k))
+    scored.sort(key=lambda t: -t[0])
+    return [names[k] for _, k in scored[:n]]
+
+
+#: the suffixes of kernel class names, folded (``MarlinLinearKernel``, ``CutlassFP8ScaledMMLinearKernel``,
+#: ``Fp8MoEMethod``), removed before names are compared
+_STEM = __import__("re").compile(r"(?:scaledmm)?(?:linear)?(?:kernel|method|backend)$")

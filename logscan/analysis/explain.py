@@ -1,6 +1,8 @@
 """`logscan explain KERNEL`: every shipped ladder holding a kernel name, matched as `scan` places it."""
 from __future__ import annotations
 
+import re
+
 from packaging.version import Version
 
 from ..packs.loader import PackSet
@@ -78,4 +80,4 @@ def close_names(packs: PackSet, kernel: str, n: int = 5) -> list[str]:
 
 #: the suffixes of kernel class names, folded (``MarlinLinearKernel``, ``CutlassFP8ScaledMMLinearKernel``,
 #: ``Fp8MoEMethod``), removed before names are compared
-_STEM = __import__("re").compile(r"(?:scaledmm)?(?:linear)?(?:kernel|method|backend)$")
+_STEM = re.compile(r"(?:scaledmm)?(?:linear)?(?:kernel|method|backend)$")

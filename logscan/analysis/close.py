@@ -240,6 +240,10 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
             if failure.failing_kernel and failure.failing_kernel_line == failure.cause_line:
                 # the exception is read: it is the failure's cause and names its kernel
                 used.update((e.line, e.rule) for e in run.events if e.line == failure.cause_line)
+            elif failure.failing_kernel and failure.failing_kernel_line is not None:
+                # a frame naming its own format and path (rule names_path) gave the failing path: read
+                used.update((e.line, e.rule) for e in run.events if e.line == failure.failing_kernel_line
+                            and e.rule in ctx.rules and ctx.rules[e.rule][0].rule.names_path)
     if start_failure is not None:
         run_parts.unconfirmed(selections, start_failure)
     for sel, hint in ([] if failed else infer_selections(

@@ -38,7 +38,8 @@ _NOT_EXCEPTION = frozenset({"ready", "progress", "identity", "start_failure", "v
 #: identifiers of a message (op, function and class names are among them)
 _TOKEN = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_]{3,80}")
 #: how many of a traceback's innermost frames may name the op that raised (a frame in the kernel's
-#: op, then the torch op dispatch ``_ops.py __call__``, ``_library`` wrappers, a custom-op shim)
+#: op, then the torch op dispatch ``_ops.py __call__``, ``_library`` wrappers, a custom-op shim);
+#: frames in a JIT compiler's package (lexicon ``[failing] jit_modules``: Triton) are not counted
 INNERMOST = 4
 #: how far (lines) before a traceback an exception may sit and still be the one it chains to
 #: (CPython prints the first exception, a blank line, "The above exception was the direct cause
@@ -245,7 +246,9 @@ def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str
         lexicon.failing.exceptions, sf.exception_type)
     named = kernels_in_message(lexicon, sf.cause or "", ladder) if raising else {}
     frame_hit = None
-    for ev in reversed(frames[-INNERMOST:]):
+    jit = set(lexicon.failing.jit_modules) if lexicon.failing is not None else set()
+    own = [ev for ev in frames if not jit & set((frame_parts(ev.message) or ("",))[0].replace("\\", "/").split("/")[:-1])]
+    for ev in reversed(own[-INNERMOST:]):
         cr = rules.get(ev.rule)
         r = cr[0].rule if cr else None
         path, fn = frame_parts(ev.message)

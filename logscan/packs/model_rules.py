@@ -109,6 +109,12 @@ class Rule(_Strict):
     #: of that kernel, else "not understood". The former id convention (a ``.frame.`` segment) is
     #: read as ``frame = true`` only as a deprecated fallback (``analysis/frames.is_frame_rule``)
     frame: bool = False
+    #: the frame's function names its format and path (the rule's ``kernel``, e.g. vLLM's
+    #: ``apply_w8a8_block_fp8_linear``: the W8A8 block-scaled FP8 path), though not the GEMM kernel
+    #: inside, so no selection: when it gives a failed start's failing kernel, the failure reads it
+    #: and it is no "not understood" line (``analysis/close.py``). Needs ``frame``, ``kernel``, no
+    #: ``family``
+    names_path: bool = False
     #: the rule reads a traceback's quoted source line (the code under a frame header, e.g. the
     #: serving loop's ``engine_core.run_busy_loop()``); every other rule skips such lines, which
     #: are no log statements (``sources/quoted.py``, docs/traceback-frames.md)
@@ -116,6 +122,8 @@ class Rule(_Strict):
 
     @after_check
     def _frame_shape(self) -> "Rule":
+        if self.names_path and (not self.frame or not self.kernel or self.family):
+            raise ValueError(f"rule {self.id}: names_path needs frame = true, a kernel and no family")
         if not self.frame:
             return self
         import re
@@ -263,6 +271,11 @@ class LexiconFailing(_Strict):
     import error naming a missing package (that is ``OPTIONAL_PACKAGE_MISSING``'s)."""
 
     exceptions: str  #: regex over the exception's class name, dotted module prefix dropped
+    #: top-level Python packages of a kernel JIT compiler (``triton``): a traceback frame in a file
+    #: under one compiles or launches the kernel of the frame that called it (vLLM fp8_utils.py
+    #: ``per_token_group_quant_fp8`` -> ``triton/runtime/jit.py run`` -> ``triton/compiler/
+    #: compiler.py compile`` -> ``make_ir``), so it is not counted among the innermost frames
+    jit_modules: list[str] = _field(default_factory=list)
     examples: list[str] = spec(min_length=1)
     counter_examples: list[str] = _field(default_factory=list)
 

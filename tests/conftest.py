@@ -78,6 +78,15 @@ def scan_json(path: Path) -> dict:
     return json.loads(r.stdout)
 
 
+def one_run(name: str) -> dict:
+    """The one run of bundled fixture ``name`` (``tgi-153`` -> fixtures/tgi/tgi-153.log) in
+    ``scan --format json``; fails the test when the log makes no run or several."""
+    engine = name.rsplit("-", 1)[0]
+    runs = scan_json(FIXTURES / engine / f"{name}.log")["runs"]
+    assert len(runs) == 1, [r["first_line"] for r in runs]
+    return runs[0]
+
+
 def write_log(tmp_path: Path, text: str, name: str = "x.log") -> Path:
     """``text`` written as ``tmp_path/name`` (UTF-8): a log made of quoted engine lines."""
     p = tmp_path / name

@@ -19,16 +19,9 @@ import pytest
 
 from logscan.analysis.runstate import RunState, set_facts
 from logscan.models import Event
-from tests.conftest import scan_json, write_log
+from tests.conftest import one_run as _run, scan_json, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures"
-
-
-def _run(name: str) -> dict:
-    engine = name.rsplit("-", 1)[0]
-    runs = scan_json(FIX / engine / f"{name}.log")["runs"]
-    assert len(runs) == 1, [r["first_line"] for r in runs]
-    return runs[0]
 
 
 def _codes(run: dict) -> set[str]:

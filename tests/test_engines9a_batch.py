@@ -17,16 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import scan_json
+from tests.conftest import one_run as _run, scan_json
 
 FIX = Path(__file__).parent.parent / "fixtures"
-
-
-def _run(name: str) -> dict:
-    engine = name.rsplit("-", 1)[0]
-    runs = scan_json(FIX / engine / f"{name}.log")["runs"]
-    assert len(runs) == 1, [r["first_line"] for r in runs]
-    return runs[0]
 
 
 @pytest.mark.parametrize("name, engine, rule, line", [

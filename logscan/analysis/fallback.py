@@ -61,8 +61,7 @@ def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Opti
     from the pack's ``option_args``), and the build flags when the build's compiled arch list is
     logged (pack ``[arch_check] build_flags``)."""
     from ..models import ServerArgs
-    from .archs import parse_compiled
-    from .run_checks import fact, judged_machine
+    from .run_checks import judged_machine, set_compiled_builds
 
     machine, origin = judged_machine(ctx, run)
     if machine is None:
@@ -81,12 +80,7 @@ def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Opti
             v = values.get(name)
             if v is not None and str(v) != "None":
                 machine.env[flag] = str(v).strip("'\"")
-    ac = pack.meta.arch_check
-    if ac is not None and ac.build_flags:
-        compiled = parse_compiled(fact(run, ac.compiled_fact) or "", ac.compiled_scale)
-        if compiled:  # the build's list is printed: its flags are known, closed world
-            machine.builds = frozenset(f for f, (lo, hi) in ac.build_flags.items()
-                                       if any(lo <= c < hi for c in compiled))
+    set_compiled_builds(machine, run, pack)
     return machine, origin
 
 

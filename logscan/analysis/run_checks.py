@@ -124,6 +124,18 @@ def where(machine) -> str:
     return f"sm{machine.cc}" if machine.cc is not None else (machine.platform or "platform unknown")
 
 
+def set_compiled_builds(machine, run: RunState, pack: Pack) -> None:
+    """Set ``machine.builds`` (a ``Machine``) from the build's compiled arch list when the run
+    logs it (pack ``[arch_check] build_flags``: flag -> its compute-capability range): then the
+    build's flags are known, a closed world. Leaves ``builds`` as it is when nothing is logged."""
+    ac = pack.meta.arch_check
+    if ac is not None and ac.build_flags:
+        compiled = parse_compiled(fact(run, ac.compiled_fact) or "", ac.compiled_scale)
+        if compiled:
+            machine.builds = frozenset(f for f, (lo, hi) in ac.build_flags.items()
+                                       if any(lo <= c < hi for c in compiled))
+
+
 def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selection]) -> list[Selection]:
     """Pack ``[[walk]]``: the kernel of an unlogged layer family, from a certain ladder walk (inferred)."""
     if not pack.meta.walk or not run.config.quantization:
@@ -132,12 +144,7 @@ def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selecti
     if machine is None:
         return []
     machine.env.update(run.config.extra)  # switches the log states (e.g. GGML_CUDA_FORCE_CUBLAS)
-    ac = pack.meta.arch_check
-    if ac is not None and ac.build_flags:
-        compiled = parse_compiled(fact(run, ac.compiled_fact) or "", ac.compiled_scale)
-        if compiled:  # the build's list is printed: its flags are known, closed world
-            machine.builds = frozenset(f for f, (lo, hi) in ac.build_flags.items()
-                                       if any(lo <= c < hi for c in compiled))
+    set_compiled_builds(machine, run, pack)
     from .predict import SchemeError, walk
 
     out = []

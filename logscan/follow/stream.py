@@ -61,6 +61,10 @@ class Stream:
         #: a sparse rule's line (an HTTP 2xx access line, ``sources/sparse.py``) is wanted only
         #: while this is set: at each poll's first line and after a line that may fire a start marker
         self.sparse_armed = True
+        #: the prefilter's methods ``wanted`` calls on every line, looked up once
+        self._first_sparse = getattr(self.prefilter, "first_sparse", None)
+        inner = getattr(self.prefilter, "inner", None) if self._first_sparse is not None else None
+        self._hits_and_starts = getattr(inner, "hits_and_starts", None)
         self.unwrap = Unwrapper()
         self.stats = InputStats(source=key)
         self.line = 0
@@ -84,12 +88,11 @@ class Stream:
         (before, each line was a buffer of its own and every access line was decoded: 60% of
         ``bench/follow_cost.py``'s lines). The caller sets ``sparse_armed`` at each poll and
         for a line it feeds without asking (a superset of what ``scan`` keeps)."""
-        pf = self.prefilter
-        first = getattr(pf, "first_sparse", None)
+        first = self._first_sparse
         if first is None:
-            return bool(pf.hits(raw))
-        both = getattr(pf.inner, "hits_and_starts", None)
-        hits, starts = both(raw) if both is not None else (pf.inner.hits(raw),) * 2
+            return bool(self.prefilter.hits(raw))
+        both = self._hits_and_starts
+        hits, starts = both(raw) if both is not None else (self.prefilter.inner.hits(raw),) * 2
         if starts:
             self.sparse_armed = True
         if hits:

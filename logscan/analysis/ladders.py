@@ -98,7 +98,9 @@ class LadderIndex:
         if self.history is not None:  # linear rungs are classes; MoE rungs are enum members
             rels = self.history.releases
             for reg in self.history.file.registry:
-                if reg.kind == "linear":
+                # a derived if/elif chain (TGI's hand-kept eras, SGLang's) was read at each release
+                # too: its rungs hold exactly where its orderings say, not in a neighbour's span
+                if reg.kind == "linear" or (reg.kind == "if_chain" and reg.orderings):
                     for o in reg.orderings:
                         span = rels[self.history.index[o.first]: self.history.index[o.last] + 1]
                         for cls in o.rungs:

@@ -141,3 +141,27 @@ def test_a_release_outside_every_era_is_read_against_none(name, release):
 
     out = CliRunner().invoke(cli, ["scan", str(FIXTURES / "tgi" / f"{name}.log")]).stdout
     assert f"ladders  none shipped for tgi {release}" in out
+
+
+def test_an_unlogged_release_names_where_the_rung_sits_in_other_eras():
+    # tgi-102 (real, 'Using exllama kernels v2', no release): 2/3 on the newest ladder, but 1/2 in
+    # 2.0.x (no GPTQ-Marlin yet); the report names both instead of the newest only
+    (sel,) = one_run("tgi-102")["selections"]
+    assert (sel["ladder"]["rung"], sel["ladder"]["rungs"], sel["ladder"]["holds_in"]) == (2, 3, "2.1.0–3.3.7")
+    assert [(x["releases"], x["rung"], x["rungs"]) for x in sel["ladder"]["elsewhere"]] == [("2.0.0–2.0.4", 1, 2)]
+
+
+def test_engine_version_reads_a_real_log_against_that_era():
+    import json
+
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+    from tests.conftest import FIXTURES
+
+    out = CliRunner().invoke(cli, ["scan", "--format", "json", "--engine-version", "tgi=2.3.1",
+                                   str(FIXTURES / "tgi" / "tgi-101.log")]).stdout
+    (run,) = json.loads(out)["runs"]
+    assert run["engine"]["ladder_version"] == "2.3.1" and run["engine"]["version_source"] == "given"
+    (sel,) = run["selections"]
+    assert sel["ladder"]["holds_in"] == "2.2.0–2.3.1" and "v2.2.0 .. v2.3.1" in sel["ladder"]["gate"]

@@ -145,6 +145,14 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
                 if idx is not None and idx.releases else "")
     if idx is not None:
         info.ladder_version = idx.pick_release(v)
+        note = ctx.packs.packs[run.engine].meta.pack.release_unlogged
+        if note and v is None and info.version_source == "unknown" and info.ladder_version and run.engine_sure:
+            # fail closed: a ladder read for want of a release is named, never silently the newest
+            info.version_evidence = (f"release not logged, so read against the {title} {info.ladder_version} "
+                                     f"ladders, the newest shipped: {note}")
+            # any shipped release may have run: a rung that sits elsewhere in another era is
+            # named with its releases (``LadderIndex.elsewhere``), not left to the newest's
+            run.era = list(idx.releases)
         if (info.version_source == "logged" and v is not None and info.ladder_version
                 and idx.exact(str(v)) is None):  # never round a release silently
             info.version_evidence = (f"{info.version_evidence}; {info.version} has no shipped ladder, so its "

@@ -83,6 +83,10 @@ class PackMeta(_Strict):
     #: silently): reports state this in ``config.extra["quantization_source"]``, with what a line
     #: let logscan infer, unless a rule set a source starting with ``logged``
     quantization_unlogged: str = ""
+    #: the engine seldom logs its release (TGI 2.x-3.x print no version line): a run whose
+    #: release is neither logged, given nor inferred says so and names the ladder it was read
+    #: against (the newest shipped), with this text saying why (``engine_facts.engine_info``)
+    release_unlogged: str = ""
     #: engines whose libraries this engine imports, so that their loggers print lines in this
     #: engine's process (SGLang 0.3-0.4 imports vLLM: ``INFO ... Automatically detected platform
     #: cuda.`` precedes its own lines). A run of such lines holding only library chatter (no

@@ -39,6 +39,14 @@ class ProcessTag(_Strict):
     #: another pid under it is no new start (``analysis/newstart.role``; every pack's ``shared``
     #: is tried on the name, since a ``Record`` does not carry its tag format's id)
     shared: str = ""
+    #: a wrapper only: keep it when it is the start of an engine's own line prefix (a process tag
+    #: or line prefix of some pack matches where it starts, and none where it ends): an outer
+    #: timestamp before every line (``kubectl logs --timestamps``, a CI runner's stamp) is stripped,
+    #: but TGI's own ``2024-...Z  INFO text_generation_launcher:`` keeps its timestamp and prefix
+    unless_own_prefix: bool = False
+    #: lines this wrapper must leave as they are (for an ``unless_own_prefix`` wrapper: an engine's
+    #: own prefix that begins like the wrapper; the tests check each)
+    counter_examples: list[str] = _field(default_factory=list)
     examples: list[str] = spec(min_length=1)
 
 

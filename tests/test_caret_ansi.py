@@ -79,12 +79,12 @@ def test_vllm_298_reads_from_line_1_on_every_engine(backend):
 def test_a_failing_kernel_of_no_single_platform_names_none(tmp_path):
     # counter-example: a Marlin failure (CUDA and ROCm both have Marlin) infers no platform
     log = tmp_path / "m.log"
-    log.write_text(
-        "(VllmWorker rank=0 pid=7) ERROR 06-22 11:05:45 [multiproc_executor.py:527] Traceback (most recent call last):\n"
-        '(VllmWorker rank=0 pid=7) ERROR 06-22 11:05:45 [multiproc_executor.py:527]   File "/usr/lib/python3.12/'
-        'site-packages/vllm/model_executor/layers/quantization/utils/marlin_utils.py", line 9, in apply_gptq_marlin_linear\n'
-        "(VllmWorker rank=0 pid=7) ERROR 06-22 11:05:45 [multiproc_executor.py:527] RuntimeError: Invalid thread config\n",
-        encoding="utf-8")
+    pre = "(VllmWorker rank=0 pid=7) ERROR 06-22 11:05:45 [multiproc_executor.py:527] "
+    log.write_text("".join(pre + x + "\n" for x in (
+        "Traceback (most recent call last):",
+        '  File "/usr/lib/python3.12/site-packages/vllm/model_executor/layers/quantization/utils/marlin_utils.py",'
+        " line 9, in apply_gptq_marlin_linear",
+        "RuntimeError: Invalid thread config")), encoding="utf-8")
     (run,) = _report(log, "off")["runs"]
     assert run["start_failure"] is not None
     assert run["engine"]["platform"] is None

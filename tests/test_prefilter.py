@@ -212,6 +212,7 @@ def _tricked_line(draw) -> bytes:
         line,
         a + b"\x00" + b,
         b"\x1b[32m" + a + b"\x1b[0m" + b,
+        b"^[[1;36m" + a + b"^[[0m" + b,  # ESC in caret notation (a pasted terminal, vllm-298)
         a + b"\r" + b,
         a + b.replace(b" ", b"\r", 1),  # a lone CR becomes a space again
         line + b"\r",

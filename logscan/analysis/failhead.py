@@ -221,7 +221,8 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
 
 
 #: a frame header's path, source line number and function (CPython ``traceback`` format)
-_WHERE = lazyre.compile(r'File "(?P<path>[^"]{1,500})", line (?P<n>\d{1,7}), in (?P<fn>[^\s(]{1,160})')
+#: (``line N`` may be missing in a pasted log: ``packs.model_rules.FRAME_SHAPE``)
+_WHERE = lazyre.compile(r'File "(?P<path>[^"]{1,500})",(?: line (?P<n>\d{1,7}),)? in (?P<fn>[^\s(]{1,160})')
 
 
 def _raised_in(sf: StartFailure, frames: list[Event], tb: list[Event]) -> None:
@@ -233,7 +234,8 @@ def _raised_in(sf: StartFailure, frames: list[Event], tb: list[Event]) -> None:
     for ev in reversed(own or frames):
         m = _WHERE.search(ev.message)
         if m:
-            sf.raised_in = f"{m.group('path')}, line {m.group('n')}, in {m.group('fn')}"
+            at = f", line {m.group('n')}" if m.group("n") else ""
+            sf.raised_in = f"{m.group('path')}{at}, in {m.group('fn')}"
             sf.raised_in_line = ev.line
             return
 

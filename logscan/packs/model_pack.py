@@ -51,6 +51,27 @@ class ProcessTag(_Strict):
 
 
 @strict
+class CommonWrapper(_Strict):
+    """An outer wrapper that is no engine's (``patterns/common-wrappers/*.toml``): a line shape a
+    library or host puts before any engine's line (torch.distributed's ``[rank1]: ``). Loaded into
+    every pack's wrappers; its examples must match, its counter-examples must not."""
+
+    id: str
+    pattern: str
+    why: str = ""
+    examples: list[str] = spec(min_length=1)
+    counter_examples: list[str] = spec(min_length=1)
+
+
+@strict
+class WrapperFile(_Strict):
+    """``patterns/common-wrappers/<host>.toml``: wrappers every pack loads after its own."""
+
+    description: str = ""
+    wrapper: list[CommonWrapper] = spec(min_length=1)
+
+
+@strict
 class PackMeta(_Strict):
     """The ``[pack]`` table of ``pack.toml``: the engine's name and title, the facts of how it
     logs (rank in process names, the exception line, unlogged quantization) and which releases

@@ -136,7 +136,7 @@ class Rule(_Strict):
         for ex in self.examples:
             if not re.match(FRAME_SHAPE, ex):
                 raise ValueError(f"rule {self.id}: frame example {ex!r} is no traceback frame "
-                                 "('File \"...\", line N, in f')")
+                                 "('File \"...\", line N, in f' or 'File \"...\", in f')")
         return self
 
     @field_check("id")
@@ -149,8 +149,11 @@ class Rule(_Strict):
 
 
 #: a CPython traceback frame (``traceback.format_list``: ``  File "<path>", line <n>, in <function>``),
-#: with the optional prefix a log window keeps before it; ``path`` and ``function`` are its parts
-FRAME_SHAPE = r'^.{0,300}?\bFile "(?P<path>[^"]{1,500})", line \d{1,7}, in (?P<function>[^\s(]{1,160})'
+#: with the optional prefix a log window keeps before it; ``path`` and ``function`` are its parts.
+#: ``line <n>, `` may be missing: a pasted log can show a frame header without its line number
+#: (sglang-105, an edited paste: ``File ".../pdmux_context.py", in get_arch_constraints``); the
+#: frame still names the function that ran (docs/traceback-frames.md)
+FRAME_SHAPE = r'^.{0,300}?\bFile "(?P<path>[^"]{1,500})",(?: line \d{1,7},)? in (?P<function>[^\s(]{1,160})'
 
 
 @strict

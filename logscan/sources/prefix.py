@@ -122,7 +122,8 @@ class PrefixParser:
         self.processes: list[tuple[CompiledPrefix, object]] = []
         self.prefixes: list[CompiledPrefix] = []
         for pack in packs.packs.values():
-            self.wrappers += pack.wrappers
+            # a common wrapper (patterns/common-wrappers/) is in every pack's list: tried once
+            self.wrappers += [w for w in pack.wrappers if not any(w is x for x in self.wrappers)]
             self.processes += [(p, pack.rank_regex) for p in pack.processes]
             self.prefixes += pack.prefixes
         self._wrappers = _First(self.wrappers)

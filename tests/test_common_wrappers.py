@@ -39,6 +39,8 @@ def test_common_wrapper_examples_match_and_counter_examples_do_not(name, wrapper
     for ex in w.spec.examples:
         m = w.regex.match(ex)
         assert m and m.end() > 0, f"{w.spec.id}: {ex!r}"
+    if w.spec.unless_own_prefix:
+        return  # its counter-examples are engines' own prefixes the parser keeps (test_pack_rules)
     for ex in w.spec.counter_examples:
         m = w.regex.match(ex)
         assert m is None or m.end() == 0, f"{w.spec.id} matched counter-example {ex!r}"

@@ -85,12 +85,13 @@ def test_prefix_examples_parse(engine):
             assert w.regex.match(ex), f"wrapper {w.spec.id}: {ex!r}"
 
 
-_OWN_PREFIX = [(p.engine, w) for p in _PACKS.packs.values() for w in p.wrappers if w.spec.unless_own_prefix]
+_OWN_PREFIX = list({w.spec.id: (p.engine, w) for p in _PACKS.packs.values() for w in p.wrappers
+                    if getattr(w.spec, "unless_own_prefix", False)}.values())
 
 
 def _without(wrapper) -> PrefixParser:
     parser = PrefixParser(_PACKS)
-    parser.wrappers = [w for w in parser.wrappers if w is not wrapper]
+    parser.wrappers = [w for w in parser.wrappers if w.spec.id != wrapper.spec.id]
     parser._wrappers = type(parser._wrappers)(parser.wrappers)
     return parser
 

@@ -59,6 +59,9 @@ class CommonWrapper(_Strict):
     id: str
     pattern: str
     why: str = ""
+    #: as ``ProcessTag.unless_own_prefix``: kept where it starts an engine's own prefix; its
+    #: counter-examples are then such prefixes (the regex matches them, the parser keeps them)
+    unless_own_prefix: bool = False
     examples: list[str] = spec(min_length=1)
     counter_examples: list[str] = spec(min_length=1)
 

@@ -1,0 +1,86 @@
+"""Corpus batch 10s (docs/corpus.md): an SGLang launch command pasted before the log gives the
+run's config, as vLLM's ``vllm serve`` command does (``sglang.config.launch-command`` and the
+SGLang pack's ``[pack.cli]``: ``--model-path`` names the model, ``--tp`` / ``--tp-size`` the TP
+size, ``--moe-runner-backend`` the requested MoE backend). Each on the real logs
+(fixtures/sglang/sglang-270..279 and older ones) with a counter-example that must stay as it was.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from logscan.analysis.cli_args import arguments
+from logscan.packs.loader import default_packs
+from tests.conftest import scan_json, write_log
+
+FIX = Path(__file__).parent.parent / "fixtures" / "sglang"
+CLI = default_packs().packs["sglang"].meta.pack.cli
+
+
+def _one(path: Path) -> dict:
+    (run,) = scan_json(path)["runs"]
+    return run
+
+
+def test_a_wrapped_sglang_serve_command_after_a_docker_image_gives_model_and_parallel_sizes():
+    # sglang-270: 'sudo docker run ... \' .. '  lmsysorg/sglang:qwen38flashnext \' / '  sglang serve \'
+    # / '    --model-path Qwen/Qwen3.8-Flash-Next-FP8 \' / '    --tp 4 \' / '    --ep 4 \' ...
+    run = _one(FIX / "sglang-270.log")
+    assert run["engine"]["name"] == "sglang"
+    assert run["config"]["model"] == "Qwen/Qwen3.8-Flash-Next-FP8"
+    assert run["config"]["tensor_parallel_size"] == 4
+    assert run["config"]["extra"]["ep"] == "4"
+    assert (run["first_line"], run["last_line"]) == (8, 19)
+
+
+def test_an_env_prefixed_launch_server_command_gives_quantization_and_requested_backends():
+    # sglang-272: 'SGLANG_USE_AITER=1 python3 -m sglang.launch_server \' wrapped over 8 lines
+    run = _one(FIX / "sglang-272.log")
+    c = run["config"]
+    assert (c["model"], c["quantization"], c["dtype"], c["tensor_parallel_size"]) == \
+        ("MiniMaxAI/MiniMax-M3-MXFP8", "mxfp8", "bfloat16", 8)
+    assert c["extra"]["moe_backend"] == "triton" and c["extra"]["attention_backend"] == "aiter"
+    # a requested backend is no selection: nothing to report as a kernel
+    assert run["selections"] == []
+
+
+def test_prompts_and_the_model_alias_are_read():
+    # sglang-275: 'root@e1448ef40573:/sgl-workspace/sglang_dev/python# python3 -m sglang.launch_server --model ... --tp-size 2'
+    c = _one(FIX / "sglang-275.log")["config"]
+    assert (c["model"], c["tensor_parallel_size"]) == ("Qwen/Qwen3.5-35B-A3B-FP8", 2)
+    # sglang-279: one line, '--moe-runner-backend flashinfer_trtllm --quantization fp8'
+    c = _one(FIX / "sglang-279.log")["config"]
+    assert (c["quantization"], c["extra"]["moe_backend"]) == ("fp8", "flashinfer_trtllm")
+
+
+def test_a_command_before_the_server_args_dump_agrees_with_it():
+    # sglang-251: the command asks awq_turbomind and tp 2; sglang-261: '--tp 1' before ServerArgs
+    c = _one(FIX / "sglang-251.log")["config"]
+    assert (c["quantization"], c["tensor_parallel_size"]) == ("awq_turbomind", 2)
+    c = _one(FIX / "sglang-261.log")["config"]
+    assert c["tensor_parallel_size"] == 1 and c["model"] == "/mnt/llms/models/Qwen/Qwen3-8B-FP8/"
+
+
+def test_sglang_flag_names_parse_from_pack_data():
+    got = dict(arguments("--model-path m --tp 4 --dp-size 2 --ep 8 --trust-remote-code "
+                         "--fp8-gemm-backend cutlass --moe-runner-backend deep_gemm", CLI))
+    assert got == {"model": "m", "tensor_parallel_size": "4", "data_parallel_size": "2",
+                   "expert_parallel_size": "8", "trust_remote_code": "true",
+                   "linear_backend": "cutlass", "moe_backend": "deep_gemm"}
+    # no positional argument in SGLang's parser: a stray word names no model
+    assert "model" not in dict(arguments("serve --port 30000", CLI))
+
+
+def test_a_command_in_prose_or_the_entrypoint_warning_is_no_launch(tmp_path):
+    p = write_log(tmp_path, "I started it with python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+                  "--quantization fp8 and it failed\n"
+                  "/sgl-workspace/sglang/python/sglang/launch_server.py:63: UserWarning: 'python -m "
+                  "sglang.launch_server' is still supported, but 'sglang serve' is the recommended entrypoint.\n"
+                  "  Example: sglang serve --model-path <model> [options]\n")
+    for run in scan_json(p)["runs"]:
+        assert run["config"]["model"] is None and run["config"]["quantization"] is None
+
+
+def test_a_vllm_command_is_not_read_by_the_sglang_rule(tmp_path):
+    p = write_log(tmp_path, "vllm serve Qwen/Qwen3-8B --quantization fp8 --tensor-parallel-size 2\n")
+    (run,) = scan_json(p)["runs"]
+    assert run["engine"]["name"] == "vllm"

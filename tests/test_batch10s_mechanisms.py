@@ -84,3 +84,20 @@ def test_a_vllm_command_is_not_read_by_the_sglang_rule(tmp_path):
     p = write_log(tmp_path, "vllm serve Qwen/Qwen3-8B --quantization fp8 --tensor-parallel-size 2\n")
     (run,) = scan_json(p)["runs"]
     assert run["engine"]["name"] == "vllm"
+
+
+# --- an exception on the scheduler's own failure line ------------------------------------------
+
+def test_an_exception_on_the_scheduler_line_is_the_failures_cause():
+    # sglang-277: 'Scheduler hit an exception: torch._dynamo.exc.Unsupported: Logger not supported ...',
+    # then 'The above exception was the direct cause ...' and a traceback cut mid-name
+    sf = _one(FIX / "sglang-277.log")["start_failure"]
+    assert sf["cause_line"] == 1 and sf["cause"].startswith("torch._dynamo.exc.Unsupported: Logger not supported")
+    assert "is not in the log" not in sf["headline"]
+    assert sf["raised_in"].endswith("in _init_model_runner")  # the frames after the line still count
+
+
+def test_a_scheduler_line_that_opens_a_traceback_keeps_no_inline_cause():
+    # sglang-274: 'Scheduler hit an exception: Traceback (most recent call last):', cut before the exception
+    sf = _one(FIX / "sglang-274.log")["start_failure"]
+    assert sf["cause"] is None and "the exception that caused it is not in the log" in sf["headline"]

@@ -101,3 +101,31 @@ def test_a_scheduler_line_that_opens_a_traceback_keeps_no_inline_cause():
     # sglang-274: 'Scheduler hit an exception: Traceback (most recent call last):', cut before the exception
     sf = _one(FIX / "sglang-274.log")["start_failure"]
     assert sf["cause"] is None and "the exception that caused it is not in the log" in sf["headline"]
+
+
+# --- an op traced with fake tensors is no failing kernel ---------------------------------------
+
+def test_an_op_without_a_fake_impl_names_no_failing_kernel():
+    # sglang-276: 'NotImplementedError: sgl_kernel::fp8_blockwise_scaled_mm: attempted to run this
+    # operator with Meta tensors, but there was no fake impl ...' (piecewise CUDA graph compile)
+    sf = _one(FIX / "sglang-276.log")["start_failure"]
+    assert sf["exception_type"] == "NotImplementedError" and sf["failing_kernel"] is None
+
+
+def test_the_traced_wording_is_data_with_examples():
+    import regex
+
+    from logscan.packs.loader import default_packs as packs
+
+    f = packs().lexicon.failing
+    assert all(regex.search(f.traced, e) for e in f.traced_examples)
+    assert not any(regex.search(f.traced, e) for e in f.traced_counter_examples)
+
+
+def test_a_kernel_that_raised_while_running_is_still_named(tmp_path):
+    p = write_log(tmp_path, "[2026-02-24 04:43:15 TP4] Scheduler hit an exception: Traceback (most recent call last):\n"
+                  '  File "/x/sglang/srt/layers/quantization/fp8_kernel.py", line 10, in apply\n'
+                  "    return fp8_blockwise_scaled_mm(a, b)\n"
+                  "RuntimeError: fp8_blockwise_scaled_mm: CUDA error: an illegal memory access was encountered\n")
+    (run,) = scan_json(p)["runs"]
+    assert run["start_failure"]["failing_kernel"] == "CUTLASS"

@@ -256,6 +256,9 @@ def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str
                     frames: list[Event], rules: dict) -> None:
     if sf.cause_line is not None and any(f.line == sf.cause_line and f.code in _NONE_SERVED for f in findings):
         return  # the exception lists every kernel it rejected: none served, none failed
+    if lexicon.failing is not None and lexicon.failing.traced and sf.cause and \
+            regex.search(lexicon.failing.traced, sf.cause):
+        return  # the op was being traced (torch.compile's fake tensors), never run: no kernel failed
     raising = lexicon.failing is not None and sf.exception_type is not None and regex.search(
         lexicon.failing.exceptions, sf.exception_type)
     named = kernels_in_message(lexicon, sf.cause or "", ladder) if raising else {}

@@ -129,3 +129,27 @@ def test_a_kernel_that_raised_while_running_is_still_named(tmp_path):
                   "RuntimeError: fp8_blockwise_scaled_mm: CUDA error: an illegal memory access was encountered\n")
     (run,) = scan_json(p)["runs"]
     assert run["start_failure"]["failing_kernel"] == "CUTLASS"
+
+
+# --- a code span inside a wrapper ----------------------------------------------------------------
+
+def test_a_backticked_command_inside_a_markdown_quote_is_read():
+    # sglang-280: '> `SGL_ENABLE_JIT_DEEPGEMM=0 python -m sglang.launch_server --model /mnt/gpt-oss-120b/ --tp 2 ...`'
+    c = _one(FIX / "sglang-280.log")["config"]
+    assert (c["model"], c["tensor_parallel_size"]) == ("/mnt/gpt-oss-120b/", 2)
+
+
+def test_a_code_span_inside_a_quote_unwraps_for_every_engine_but_a_half_span_stays(tmp_path):
+    p = write_log(tmp_path, "> `vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2`\n")
+    (run,) = scan_json(p)["runs"]
+    assert run["engine"]["name"] == "vllm" and run["config"]["tensor_parallel_size"] == 2
+    # one backtick closing a span opened on another line is no span: the text stays as it was
+    p = write_log(tmp_path, "> python3 -m sglang.launch_server --model-path m/x --tp 2 # see `docs`\n", "y.log")
+    (run,) = scan_json(p)["runs"]
+    assert run["config"]["model"] == "m/x"
+
+
+def test_a_wrapped_curl_body_after_the_command_names_no_model():
+    # sglang-283: the command's model, not the '"model_path": ...' of the curl JSON after it
+    c = _one(FIX / "sglang-283.log")["config"]
+    assert c["model"] == "nvidia/Qwen3-30B-A3B-NVFP4" and c["extra"]["moe_backend"] == "flashinfer_trtllm_routed"

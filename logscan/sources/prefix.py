@@ -147,6 +147,10 @@ class PrefixParser:
             if m is None:
                 break
             pos = m.end()
+        if pos and text.endswith("`"):  # a code span inside a wrapper ('> `python3 -m ... --tp 2`', sglang-280)
+            code = _INLINE_CODE.fullmatch(text, pos)
+            if code is not None:
+                text = text[:pos] + code.group(1) + code.group(2)
         process = rank = None
         pid = None
         for _ in range(3):  # vLLM >= 0.11 nests three: (APIServer) (EngineCore_DP0) (Worker_TP3)

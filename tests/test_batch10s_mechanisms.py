@@ -153,3 +153,15 @@ def test_a_wrapped_curl_body_after_the_command_names_no_model():
     # sglang-283: the command's model, not the '"model_path": ...' of the curl JSON after it
     c = _one(FIX / "sglang-283.log")["config"]
     assert c["model"] == "nvidia/Qwen3-30B-A3B-NVFP4" and c["extra"]["moe_backend"] == "flashinfer_trtllm_routed"
+
+
+# --- the deprecated MoE backend switches -----------------------------------------------------------
+
+def test_a_deprecated_moe_switch_states_the_backend_it_stands_for():
+    # sglang-284: '--quantization modelopt_fp4 --tp 8 --enable-flashinfer-moe --enable-ep-moe' (0.4.9)
+    assert _one(FIX / "sglang-284.log")["config"]["extra"]["moe_backend"] == "flashinfer_cutlass"
+    got = list(arguments("--enable-flashinfer-trtllm-moe --enable-triton-kernel-moe --trust-remote-code", CLI))
+    assert got == [("moe_backend", "flashinfer_trtllm"), ("moe_backend", "triton_kernel"), ("trust_remote_code", "true")]
+    # a switch another engine does not have stays a plain boolean there
+    vllm_cli = default_packs().packs["vllm"].meta.pack.cli
+    assert dict(arguments("--enable-flashinfer-trtllm-moe", vllm_cli)) == {"enable_flashinfer_trtllm_moe": "true"}

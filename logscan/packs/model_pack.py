@@ -125,6 +125,10 @@ class CliSpec(_Strict):
     positional: str = ""
     not_positional: list[str] = _field(default_factory=list)
     names: dict[str, str] = _field(default_factory=dict)
+    #: boolean flags (dash spelling) that stand for another argument's value, ``"fact=value"``:
+    #: SGLang's deprecated ``--enable-flashinfer-cutlass-moe`` is ``moe_runner_backend =
+    #: flashinfer_cutlass`` (server_args.py maps it and warns), read as ``moe_backend=flashinfer_cutlass``
+    switches: dict[str, str] = _field(default_factory=dict)
 
 
 @strict

@@ -165,3 +165,10 @@ def test_a_deprecated_moe_switch_states_the_backend_it_stands_for():
     # a switch another engine does not have stays a plain boolean there
     vllm_cli = default_packs().packs["vllm"].meta.pack.cli
     assert dict(arguments("--enable-flashinfer-trtllm-moe", vllm_cli)) == {"enable_flashinfer_trtllm_moe": "true"}
+
+
+def test_a_commands_expert_parallel_switch_is_read_like_the_dumps_true():
+    # vllm-267: 'vllm serve ... --tensor-parallel-size 4 ... --enable-expert-parallel' (cli_args gives "true",
+    # an argument dump 'enable_expert_parallel=True'): both are EP on
+    (run,) = scan_json(Path(__file__).parent.parent / "fixtures" / "vllm" / "vllm-267.log")["runs"]
+    assert run["config"]["extra"]["ep"] == "on"

@@ -148,6 +148,10 @@ class CliSpec(_Strict):
     aliases (``-tp``) -> the argument name (``tensor_parallel_size``). ``positional``: the fact a
     positional argument states (``model``: ``vllm serve <model_tag>``), empty for none;
     ``not_positional``: words that are never it (an image's entrypoint ``vllm serve``).
+    ``names``: long flags (dash spelling) -> the argument name they set, where that is not the
+    flag's own spelling with underscores: SGLang's ``--model-path`` (and its ``--model`` alias)
+    states the model, ``--tp-size`` / ``--tensor-parallel-size`` the ``tensor_parallel_size``
+    (sglang/srt/server_args.py: a field's flag is its name, ``aliases`` add the long names).
     """
 
     booleans: list[str] = _field(default_factory=list)
@@ -156,6 +160,11 @@ class CliSpec(_Strict):
     short: dict[str, str] = _field(default_factory=dict)
     positional: str = ""
     not_positional: list[str] = _field(default_factory=list)
+    names: dict[str, str] = _field(default_factory=dict)
+    #: boolean flags (dash spelling) that stand for another argument's value, ``"fact=value"``:
+    #: SGLang's deprecated ``--enable-flashinfer-cutlass-moe`` is ``moe_runner_backend =
+    #: flashinfer_cutlass`` (server_args.py maps it and warns), read as ``moe_backend=flashinfer_cutlass``
+    switches: dict[str, str] = _field(default_factory=dict)
 
 
 @strict

@@ -281,6 +281,12 @@ class LexiconFailing(_Strict):
     jit_modules: list[str] = _field(default_factory=list)
     examples: list[str] = spec(min_length=1)
     counter_examples: list[str] = _field(default_factory=list)
+    #: regex over an exception's message saying the op was being traced, not run (torch.compile's
+    #: fake-tensor / meta dispatch found no fake impl for it): the op it names did not fail as a
+    #: kernel, so no failing kernel is named from it
+    traced: str = ""
+    traced_examples: list[str] = _field(default_factory=list)
+    traced_counter_examples: list[str] = _field(default_factory=list)
 
 
 @strict

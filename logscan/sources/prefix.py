@@ -159,8 +159,8 @@ class PrefixParser:
                     and self._prefix_at(text, pos)):
                 break  # the engine's own prefix begins with this shape (TGI's timestamp): keep it
             pos = m.end()
-        if pos and text.endswith("`"):
-            code = _INLINE_CODE.fullmatch(text, pos)  # '> `ROCm error: ...`': a quoted inline-code line
+        if pos and text.endswith("`"):  # a code span inside a wrapper: '> `ROCm error: ...`' (llamacpp-189 quoted), '> `python3 -m ... --tp 2`' (sglang-280)
+            code = _INLINE_CODE.fullmatch(text, pos)
             if code is not None:
                 text = text[:pos] + code.group(1) + code.group(2)
         process = rank = None

@@ -125,3 +125,26 @@ def test_rocblas_missing_arch_library_is_the_fatal_cause():
     (run,) = _runs(FIX / "llamacpp" / "llamacpp-111.log")
     assert _codes(run) == {"UNSUPPORTED_ON_ARCH"}
     assert run["findings"][0]["fatal"] is True and run["start_failure"]["line"] == 1
+
+
+# --- engines10a-2 (the second first sight) ------------------------------------------------------
+
+def test_koboldcpps_banner_opens_a_llamacpp_run():
+    # llamacpp-210: only KoboldCpp's banner and library lines; before, no run at all
+    (run,) = _runs(FIX / "llamacpp" / "llamacpp-210.log")
+    assert run["engine"]["name"] == "llamacpp"
+    assert run["first_line"] == 3
+    assert run["engine"].get("version") in (None, "")  # KoboldCpp's release is not a llama.cpp build
+
+
+def test_a_banner_without_a_version_is_no_start(tmp_path):
+    log = write_log(tmp_path, "Welcome to KoboldCpp\nsee the KoboldCpp - Version 1.54 release notes\n")
+    assert _runs(log) == []
+
+
+def test_tensorrt_builder_notes_are_build_run_lines():
+    # trtllm-177: kTF32 on a V100, an unused input; before, the run covered lines 6-8 only
+    (run,) = _runs(FIX / "trtllm" / "trtllm-177.log")
+    assert run["engine"]["name"] == "trtllm"
+    assert (run["first_line"], run["last_line"]) == (3, 10)
+    assert run["findings"] == []  # a TF32 note is no refusal of a quantized kernel

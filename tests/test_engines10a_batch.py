@@ -111,8 +111,9 @@ def test_rocblas_tensile_abort_is_fatal_and_hipblaslt_is_not(tmp_path):
     assert runs[0]["start_failure"]["line"] == 3
     # llamacpp-201 / -202: hipBLASLt's 'rocblaslt error: ...' lines do not abort (the servers kept answering)
     for stem in ("llamacpp-201", "llamacpp-202"):
-        for run in _runs(FIX / "llamacpp" / f"{stem}.log"):
-            assert run["start_failure"] is None and run["findings"] == [], stem
+        (run,) = _runs(FIX / "llamacpp" / f"{stem}.log")
+        assert run["start_failure"] is None and run["findings"] == [], stem
+        assert run["engine"]["platform"] == "ROCM" and run["first_line"] == 1, stem  # the hipBLASLt line is read
     log = write_log(tmp_path, "rocblaslt error: Could not load TensileLibrary_lazy_gfx1151.dat\n"
                               "rocblaslt error: Could not initialize Tensile library\n"
                               "ggml_cuda_init: found 1 ROCm devices:\n")

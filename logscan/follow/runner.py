@@ -48,9 +48,11 @@ if TYPE_CHECKING:  # importing .metrics imports prometheus-client (start-up: def
 __all__ = ["Follower", "FollowRecord", "Stream", "STATE_VERSION", "KEEP_RUNS"]
 _GLOB_CHARS = set("*?[")
 #: a poll's lines are handed to the prefilter in batches of at most this many bytes or lines
-#: (``scan``'s reader uses 1 MiB buffers; a batch is held in memory with a position per line)
-BATCH_BYTES = 1 << 20
-BATCH_LINES = 8192
+#: (one Hyperscan scan each; a batch is held in memory with a checkpoint ``Position`` per line,
+#: each with its copy of the ``seen`` digests: ~0.8 KiB a line, so a catch-up over a long file
+#: holds ~1.6 MiB of them, where 8,192 lines held ~6.5 MiB)
+BATCH_BYTES = 256 * 1024
+BATCH_LINES = 2048
 
 
 class Follower:

@@ -49,8 +49,8 @@ __all__ = ["Follower", "FollowRecord", "Stream", "STATE_VERSION", "KEEP_RUNS"]
 _GLOB_CHARS = set("*?[")
 #: a poll's lines are handed to the prefilter in batches of at most this many bytes or lines
 #: (one Hyperscan scan each; a batch is held in memory with a checkpoint ``Position`` per line,
-#: each with its copy of the ``seen`` digests: ~0.8 KiB a line, so a catch-up over a long file
-#: holds ~1.6 MiB of them, where 8,192 lines held ~6.5 MiB)
+#: each with its copy of the ``seen`` digests: ~0.7 KiB a line once 64 digests are kept, so a
+#: batch of 2,048 lines holds ~1.4 MiB of them, where 8,192 held ~5.7 MiB)
 BATCH_BYTES = 256 * 1024
 BATCH_LINES = 2048
 

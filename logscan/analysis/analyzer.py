@@ -80,7 +80,8 @@ class Analyzer:
         if r.kind == "identity":
             yield from self._identify(ev, pack, run)
             return
-        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
+        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
+                                       run, ev.source)
         if r.kind == "progress":
             # evidence only (a traceback before it was survived): it joins an open run of its
             # source, never opens or names one; it splits one only when another process logs it

@@ -17,9 +17,8 @@ written *before* new records are printed (write-ahead), so even a kill -9 betwee
 prints nothing twice; a kill in the instant between that write and the print loses those
 records instead (at most once: docs/fail-closed.md).
 
-``stream.py`` holds a stream's state and what of a run is new; ``statefile.py`` reads and
-writes the state file. ``FollowRecord``, ``Stream``, ``STATE_VERSION`` and ``KEEP_RUNS`` stay
-importable from here.
+``stream.py``: a stream's state and what of a run is new; ``statefile.py``: the state file
+(``FollowRecord``, ``Stream``, ``STATE_VERSION``, ``KEEP_RUNS`` stay importable from here).
 """
 from __future__ import annotations
 
@@ -47,10 +46,8 @@ if TYPE_CHECKING:  # importing .metrics imports prometheus-client (start-up: def
 
 __all__ = ["Follower", "FollowRecord", "Stream", "STATE_VERSION", "KEEP_RUNS"]
 _GLOB_CHARS = set("*?[")
-#: a poll's lines are handed to the prefilter in batches of at most this many bytes or lines
-#: (one Hyperscan scan each; a batch is held in memory with a checkpoint ``Position`` per line,
-#: each with its copy of the ``seen`` digests: ~0.7 KiB a line once 64 digests are kept, so a
-#: batch of 2,048 lines holds ~1.4 MiB of them, where 8,192 held ~5.7 MiB)
+#: a poll's lines go to the prefilter in batches of at most this many bytes or lines (one scan each;
+#: a line's checkpoint ``Position`` holds ~0.7 KiB of ``seen`` digests: 2,048 lines ~1.4 MiB)
 BATCH_BYTES = 256 * 1024
 BATCH_LINES = 2048
 

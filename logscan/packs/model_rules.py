@@ -75,6 +75,10 @@ class Rule(_Strict):
     remedy: Optional[str] = None
     sets: dict[str, str] = _field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
+    #: the line names its engine without starting a run (an engine's launch command: a command
+    #: pasted after its own start's lines stays in that run, but another engine's command is no
+    #: line of the open run, so it opens its own: its config never lands on another engine's run)
+    names_engine: bool = False
     continuation: Optional[Continuation] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
     #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).

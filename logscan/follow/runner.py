@@ -17,8 +17,7 @@ written *before* new records are printed (write-ahead), so even a kill -9 betwee
 prints nothing twice; a kill in the instant between that write and the print loses those
 records instead (at most once: docs/fail-closed.md).
 
-``stream.py``: a stream's state and what of a run is new; ``statefile.py``: the state file
-(``FollowRecord``, ``Stream``, ``STATE_VERSION``, ``KEEP_RUNS`` stay importable from here).
+``stream.py``: a stream's state; ``statefile.py``: the state file (their names importable here).
 """
 from __future__ import annotations
 

@@ -69,6 +69,17 @@ def test_a_tuning_path_device_the_table_does_not_know_stays_unknown_in_the_repor
     r = CliRunner().invoke(cli, ["scan", str(FIXTURES / "sglang" / "sglang-009.log")])
     assert "gpu=NVIDIA_RTX_6000D" in r.output
     assert GPU_NEED in r.output and "exactly sm120" in r.output  # the sm120 rung is named, not judged
+    assert "  gpu      NVIDIA_RTX_6000D is not in logscan's GPU table" in r.output
+    given = CliRunner().invoke(cli, ["scan", str(FIXTURES / "sglang" / "sglang-009.log"), "--gpu", "sm120"])
+    assert "not in logscan's GPU table" not in given.output and GPU_NEED not in given.output
+
+
+@pytest.mark.parametrize("stem", ["sglang/sglang-225", "llamacpp/llamacpp-109", "vllm/vllm-154"])
+def test_a_known_gpu_or_a_platform_without_capability_gets_no_unknown_gpu_line(stem):
+    # sglang-225: NVIDIA_H20-3e (Hopper); llamacpp-109: RTX PRO 6000 Blackwell Server Edition;
+    # vllm-154: TPU v6e, a platform no compute capability judges
+    r = CliRunner().invoke(cli, ["scan", str(FIXTURES / f"{stem}.log")])
+    assert "gpu=" in r.output and "not in logscan's GPU table" not in r.output
 
 
 @pytest.mark.parametrize("name, cc", [

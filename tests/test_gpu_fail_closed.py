@@ -105,7 +105,7 @@ def test_current_gpus_resolve_as_their_vendors_list_them(name, cc):
     "RTX 6000", "NVIDIA RTX 6000D", "RTX 2050",          # RTX 2050 is Ampere, not a Turing RTX 20
     "GeForce GTX TITAN X",                                # 5.2 (Maxwell) while TITAN X (Pascal) is 6.1
     "B3000", "GB1000", "MI300Y", "MI3550X", "RX 9070X", "Thorium", "Orinx", "L40SX", "A1000", "T40",
-    "AMD Radeon Graphics", "Intel Arc B580", "nothing known"])
+    "AMD Radeon Graphics", "Intel(R) Arc(TM) B590 Graphics", "Pro B6", "nothing known"])
 def test_near_miss_and_unknown_names_resolve_to_nothing(name):
     assert gpus.resolve_gpu(name) is None
 
@@ -142,6 +142,22 @@ def test_a_logged_capability_keeps_its_arch_suffix_readable(text, cc):
 def test_a_rocm_arch_resolves_to_its_entry(gfx, name, cc):
     g = gpus.resolve_gpu(gfx)
     assert (g.name, g.cc, g.platform, g.gfx) == (name, cc, "ROCM", gfx.lower())
+
+
+@pytest.mark.parametrize("name", ["Intel(R) Arc(TM) B580 Graphics", "Intel(R) Arc(TM) Pro B60 Graphics",
+                                  "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550"])
+def test_intel_gpus_are_xpu_devices_with_no_compute_capability(name):
+    # torch.xpu's names (fixtures: llama.cpp SYCL 'Intel(R) Arc(TM) A770 Graphics'); the platform, not
+    # an sm number, judges them
+    g = gpus.resolve_gpu(name)
+    assert g.platform == "XPU" and g.cc is None
+
+
+def test_planning_on_an_intel_gpu_is_the_xpu_platform():
+    r = CliRunner().invoke(cli, ["matrix", "FP8", "--gpu", "Intel(R) Arc(TM) B580 Graphics"])
+    assert r.exit_code == 0 and "on XPU, compute capability unknown" in r.output
+    r = CliRunner().invoke(cli, ["matrix", "FP8", "--gpu", "B580", "--platform", "rocm"])
+    assert r.exit_code == 2 and "XPU device, not ROCM" in r.output
 
 
 def test_a_rocm_arch_no_entry_has_is_unknown():

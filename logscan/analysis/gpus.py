@@ -38,10 +38,19 @@ class PlatformEntry(PlainModel):
 
 
 @plain(strict=True)
+class CapabilityList(PlainModel):
+    """``[capability]``: the compute capabilities NVIDIA lists (digits), the only ones a capability
+    given directly (``sm_121a``, ``12.1``) may name."""
+
+    cuda: list[int] = spec(default_factory=list)
+
+
+@plain(strict=True)
 class GpuFile(PlainModel):
     """``patterns/gpus.toml``: GPU names, platform facts and the package names ``--with`` accepts."""
 
     gpu: dict[str, GpuEntry]
+    capability: CapabilityList = spec(default_factory=CapabilityList)
     platform: dict[str, PlatformEntry] = spec(default_factory=dict)
     package_alias: dict[str, str] = spec(default_factory=dict)
 
@@ -97,31 +106,53 @@ def alias_regex(alias: str) -> regex.Pattern:
     return regex.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]{0,2}".join(words) + r"(?![A-Za-z0-9])", regex.I)
 
 
-_SM = lazyre.compile(r"^(?:sm[_ ]?|cc[_ ]?)?(\d{2,3})[a-z]?$", regex.I)
-_DOT = lazyre.compile(r"^(?:cc[_ ]?)?(\d{1,2})\.(\d)$")
+#: ``sm_121a`` / ``sm100f`` / ``compute_90a`` / ``cc90`` / ``120``: digits, then at most an arch-specific
+#: (``a``) or family (``f``) suffix (nvcc's -arch forms); nothing else after the digits
+_SM = lazyre.compile(r"^(?:(?:sm|cc|compute)[_ ]?)?(\d{2,3})([af])?$", regex.I)
+#: ``12.1`` / ``cc 9.0`` / ``sm 12.1`` / ``12.0a``
+_DOT = lazyre.compile(r"^(?:(?:sm|cc|compute[_ ]capability)[_ ]?)?(\d{1,2})\.(\d)([af])?$", regex.I)
+_GFX = lazyre.compile(r"^gfx[0-9a-f]{3,4}$", regex.I)
+
+
+def known_capability(cc: int) -> bool:
+    """Whether ``cc`` (digits) is a compute capability NVIDIA lists (``[capability] cuda``) or the cc
+    of a ROCm entry of the table: anything else named directly is unknown, not judged by number."""
+    data = gpu_file()
+    return cc in data.capability.cuda or any(e.cc == cc for e in data.gpu.values() if e.platform == "ROCM")
+
+
+def capability_of(text: str) -> Optional[int]:
+    """The compute capability ``text`` names directly (``sm_121a`` / ``sm100f`` / ``12.1`` / ``120``) as
+    digits, known or not; None when it is not such a form."""
+    t = text.strip()
+    m = _SM.match(t)
+    if m:
+        return int(m.group(1))
+    m = _DOT.match(t)
+    if m:
+        return int(m.group(1)) * 10 + int(m.group(2))
+    return None
 
 
 def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
-    """``"H100"`` -> Gpu("H100", 90, "CUDA"); ``"sm_120"`` / ``"12.0"`` / ``"120"`` -> cc 120.
+    """``"H100"`` -> Gpu("H100", 90, "CUDA"); ``"sm_120"`` / ``"12.0"`` / ``"120"`` / ``"sm121a"`` -> cc 120 / 121.
 
-    Returns None when ``text`` names nothing known (the caller says so; nothing is guessed).
+    Returns None when ``text`` names nothing known (the caller says so; nothing is guessed): a name
+    no alias holds as whole words (``RTX 509``), a capability NVIDIA does not list (``sm_999``), a
+    ROCm arch no entry has (``gfx1036``).
     """
     if not text or not text.strip():
         return None
     t = text.strip()
-    m = _SM.match(t)
-    if m:
-        return Gpu(f"sm{m.group(1)}", int(m.group(1)), "CUDA")
-    m = _DOT.match(t)
-    if m:
-        cc = int(m.group(1)) * 10 + int(m.group(2))
-        return Gpu(f"sm{cc}", cc, "CUDA")
-    if regex.fullmatch(r"(?i)gfx[0-9a-f]{3,4}", t):  # a ROCm arch: the table's device of that arch
+    cc = capability_of(t)
+    if cc is not None:
+        return Gpu(f"sm{cc}", cc, "CUDA") if known_capability(cc) else None
+    if _GFX.match(t):  # a ROCm arch: the table's device of that arch
         g = t.lower()
         for name, entry in gpu_file().gpu.items():
             if entry.gfx == g:
                 return Gpu(name, entry.cc, entry.platform, entry.gfx)
-        return Gpu(g, None, "ROCM", g)
+        return None
     low = t.lower() if t.isascii() else None  # ASCII: an alias it holds, it holds lowercased
     for words, _, name, entry in gpu_table():
         if low is not None and not in_order(low, words):
@@ -143,5 +174,13 @@ def unknown_gpu_message(text: str) -> str:
         if aliases[hit] not in close:
             close.append(aliases[hit])
     near = f"did you mean {', '.join(close[:4])}? " if close else ""
+    cc = capability_of(text)
+    if cc is not None:  # a well-formed capability NVIDIA does not list
+        ccs = ", ".join(f"{c // 10}.{c % 10}" for c in gpu_file().capability.cuda)
+        return (f"unknown compute capability {text!r} (sm{cc}): NVIDIA lists {ccs}; "
+                f"give one of them or a GPU name ({', '.join(names)})")
+    if _GFX.match(text.strip()):
+        gfx = sorted({e.gfx for e in gpu_file().gpu.values() if e.gfx})
+        return f"unknown ROCm arch {text!r}: known {', '.join(gfx)}; or a GPU name ({', '.join(names)})"
     return (f"unknown GPU {text!r}: {near}known names: {', '.join(names)}; "
             f"or smNN / a compute capability like 9.0")

@@ -39,7 +39,7 @@ _INT_FIELDS = ("tp_size", "dp_size", "ep_size", "pp_size")
 _FLAG_FIELDS = ("enable_ep_moe", "enable_deepep_moe", "enable_flashinfer_cutlass_moe",
                 "enable_flashinfer_trtllm_moe", "enable_triton_kernel_moe", "enable_flashinfer_moe",
                 "enable_dp_attention")
-_CC_TEXT = lazyre.compile(r"(?i)^\s*(?:sm|cc|compute[ _]?capability)?[ _]?(\d{1,2})(?:\.(\d))?(\d)?a?\s*$")
+_CC_TEXT = lazyre.compile(r"(?i)^\s*(?:sm|cc|compute[ _]?capability)?[ _]?(\d{1,2})(?:\.(\d))?(\d)?[af]?\s*$")
 
 
 def _text(v: Any) -> Optional[str]:
@@ -110,7 +110,8 @@ class Gpu:
 
 
 def parse_capability(text: str) -> Optional[int]:
-    """``sm90`` / ``sm_120a`` / ``9.0`` / ``90`` / ``cc100`` -> 90 / 120 / 90 / 90 / 100; None otherwise."""
+    """``sm90`` / ``sm_120a`` / ``sm_100f`` / ``9.0`` / ``90`` / ``cc100`` -> 90 / 120 / 100 / 90 / 90 / 100 (the
+    arch-specific ``a`` and family ``f`` suffixes of nvcc's -arch); None otherwise."""
     m = _CC_TEXT.match(text or "")
     if not m:
         return None

@@ -108,6 +108,22 @@ def judged_machine(ctx: Analyzer, run: RunState):
     return None, None
 
 
+def note_unknown_gpu(ctx: Analyzer, run: RunState, origin: Optional[str]) -> None:
+    """Run fact ``gpu_unknown`` when the log names a GPU ``patterns/gpus.toml`` does not know and
+    nothing else gives the run a machine (no ``--gpu``, no logged compute capability, no platform
+    without one): the report then says the name was not understood, instead of a capability being
+    guessed from a near name (fail closed; ``NVIDIA_RTX_6000D`` is neither an RTX 6000 Ada nor an RTX
+    PRO 6000)."""
+    from .gpus import resolve_gpu
+
+    name = run.config.gpu
+    if not name or origin is not None or run.config.compute_capability or run.platform not in (None, "CUDA", "ROCM"):
+        return  # a TPU / Gaudi / Metal run: no compute capability to judge it by
+    if resolve_gpu(name) is None and resolve_gpu(name.replace("_", " ")) is None:
+        run.config.extra["gpu_unknown"] = (f"{name} is not in logscan's GPU table: no compute capability is "
+                                           f"guessed from its name (scan --gpu tells it)")
+
+
 def disabled_kernels(run: RunState) -> dict[str, str]:
     """Kernel classes the log's own environment disabled: run fact ``disabled_kernels`` (a
     comma-separated list as the engine reads it) -> the switch that holds it (fact

@@ -131,6 +131,8 @@ def _run(run: Run) -> list[str]:
                                              *((k, c.extra.get(k)) for k in PARALLEL_SHOWN), ("gpu", c.gpu)) if v)
     if facts:
         rows.append(("config", facts))
+    if c.extra.get("gpu_unknown"):  # analysis/run_checks.note_unknown_gpu: a GPU name not understood
+        rows.append(("gpu", c.extra["gpu_unknown"][:400]))
     out = [f'<section class="run" id="run-{run.index + 1}"><h2>Run {run.index + 1}</h2><table class="hdr">']
     out += [f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows]
     out.append("</table>")

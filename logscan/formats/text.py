@@ -115,6 +115,8 @@ def _run(run: Run) -> list[str]:
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
+    if c.extra.get("gpu_unknown"):  # analysis/run_checks.note_unknown_gpu
+        out.append(f"  gpu      {c.extra['gpu_unknown'][:400]}")
     qsrc = c.extra.get("quantization_source")
     if qsrc:  # an engine that never logs its effective quantization (pack quantization_unlogged)
         out.append(f"  quant    {qsrc[:400]}")

@@ -101,3 +101,12 @@ def test_relayed_shard_exception_names_tgi():
 def test_torch_rank_prefix_is_no_tgi_relay(tmp_path):
     log = write_log(tmp_path, "[rank0]: RuntimeError: CUDA error: out of memory\n")
     assert all(r["engine"]["name"] != "tgi" for r in scan_json(log)["runs"])
+
+
+def test_pip_install_line_and_wrapped_command_make_one_lmdeploy_run(tmp_path):
+    run = _run("lmdeploy-161")  # pip's 'Successfully installed lmdeploy-0.7.0.post3', then the command
+    assert run["engine"]["name"] == "lmdeploy"
+    assert run["engine"]["version"] == "0.7.0.post3"
+    # pip's other lines (uninstalling the same release) and another package's install say nothing
+    other = write_log(tmp_path, "Successfully uninstalled lmdeploy-0.7.0.post3\nSuccessfully installed vllm-0.6.4\n")
+    assert all(r["engine"]["version"] is None for r in scan_json(other)["runs"])

@@ -110,3 +110,35 @@ def test_pip_install_line_and_wrapped_command_make_one_lmdeploy_run(tmp_path):
     # pip's other lines (uninstalling the same release) and another package's install say nothing
     other = write_log(tmp_path, "Successfully uninstalled lmdeploy-0.7.0.post3\nSuccessfully installed vllm-0.6.4\n")
     assert all(r["engine"]["version"] is None for r in scan_json(other)["runs"])
+
+
+# --- TGI: a 1.x Args dump dates the log before 2.0.0 ------------------------------------------
+
+def _text(path) -> str:
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+    return CliRunner().invoke(cli, ["scan", str(path)], catch_exceptions=False).output
+
+
+@pytest.mark.parametrize("name", ["tgi-168", "tgi-164", "tgi-115"])
+def test_pre_2_args_dump_is_read_against_no_ladder(name):
+    run = _run(name)  # 'max_input_length' and no 'max_input_tokens' in the launcher's Args
+    assert run["engine"]["release_range"] == ["0.8.2", "1.4.5"]
+    assert run["engine"]["ladder_version"] is None
+
+
+def test_pre_2_era_and_platform_are_said_in_text():
+    from tests.conftest import FIXTURES
+    out = _text(FIXTURES / "tgi" / "tgi-115.log")  # tgi-gaudi on a 1.x launcher
+    assert "ladders  none shipped for tgi 0.8.2 .. 1.4.5, platform HPU" in out
+
+
+def test_2x_args_dump_is_not_dated_before_2(tmp_path):
+    log = write_log(tmp_path, '2024-04-20T10:00:00.000000Z  INFO text_generation_launcher: Args { model_id: "x/y", '
+                    'revision: None, validation_workers: 2, sharded: None, num_shard: None, quantize: Some(Gptq), '
+                    'speculate: None, dtype: None, trust_remote_code: false, max_concurrent_requests: 128, '
+                    'max_input_tokens: None, max_input_length: None, max_total_tokens: None }\n')
+    run = scan_json(log)["runs"][0]
+    assert run["engine"]["ladder_version"] == "3.3.7"
+    assert run["config"]["quantization"] == "Gptq"

@@ -142,3 +142,10 @@ def test_2x_args_dump_is_not_dated_before_2(tmp_path):
     run = scan_json(log)["runs"][0]
     assert run["engine"]["ladder_version"] == "3.3.7"
     assert run["config"]["quantization"] == "Gptq"
+
+
+@pytest.mark.parametrize("name, gpu", [("tgi-162", "NVIDIA H100 80GB HBM3"), ("tgi-166", "NVIDIA GeForce RTX 3090")])
+def test_env_block_nvidia_smi_row_names_the_gpu(name, gpu):
+    run = _run(name)  # the launcher's --env block: nvidia-smi's first device row
+    assert run["config"]["gpu"] == gpu
+    assert run["engine"]["platform"] == "CUDA"

@@ -141,9 +141,13 @@ def test_legacy_cli_missing_library_is_an_mlc_failed_start():
     assert run["start_failure"]["rule"] == "mlc-llm.run.legacy-cli-missing"
 
 
-def test_found_device_alone_names_no_platform():
-    # auto_device probes every backend; only 'Using device:' is the choice (cut in mlc-llm-141)
-    assert _run("mlc-llm-141")["engine"]["platform"] is None
+def test_found_device_names_the_platform_before_using_device():
+    # auto_device probes cuda, rocm, metal, vulkan, opencl (then cpu) in that order and 'auto'
+    # uses the first one found (detect_device, mlc-llm 01ced331), so the first GPU 'Found device'
+    # line is the choice even when the window is cut before 'Using device:' (mlc-llm-141, an M4
+    # Max). Revised in engines10b (this test said: no platform); tests/test_engines10b_batch.py
+    # holds the counter-examples (a later 'Using device:' wins, cpu alone names none).
+    assert _run("mlc-llm-141")["engine"]["platform"] == "METAL"
 
 
 # --- TGI --json-output: a multi-line tracing message is the lines compact mode prints -------

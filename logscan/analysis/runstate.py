@@ -192,6 +192,12 @@ def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSp
             run.version, run.version_line = value, ev.line
     elif key == "platform_fallback":
         run.platform, run.platform_line, run.platform_fallback = value.upper(), ev.line, True
+    elif key == "platform_first":
+        # a device probe's list (MLC-LLM auto_device: 'Found device: rocm:0' for every device it
+        # finds, in its own priority order, the first found being the one 'auto' uses): the first
+        # one names the platform until a line states the choice (``platform``)
+        if run.platform is None:
+            run.platform, run.platform_line = value.upper(), ev.line
     elif key == "platform":
         if not run.platform_fallback:
             run.platform = value.upper()

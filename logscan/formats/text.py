@@ -99,15 +99,22 @@ def _run(run: Run) -> list[str]:
     if e.name == "unknown":
         out.append(f"  unknown  {e.identified_by}")
     name = e.read_with or e.name
+    plat = ""
+    if e.platform:
+        plat = f", platform {e.platform}"
+        if e.platform_source == "inferred":
+            plat += f" (inferred: {e.platform_evidence})"
     if e.ladder_version:
-        plat = ""
-        if e.platform:
-            plat = f", platform {e.platform}"
-            if e.platform_source == "inferred":
-                plat += f" (inferred: {e.platform_evidence})"
         out.append(f"  ladders  {name} {e.ladder_version}{plat}")
     elif e.version:
-        out.append(f"  ladders  none shipped for {name} {e.version}")
+        out.append(f"  ladders  none shipped for {name} {e.version}{plat}")
+    elif e.release_range:
+        # an inferred era older than every shipped ladder (a TGI 1.x Args dump, TurboMind's old
+        # prefix): said, with the platform, rather than left out
+        lo, hi = e.release_range[0], e.release_range[-1]
+        out.append(f"  ladders  none shipped for {name} {lo}{' .. ' + hi if hi != lo else ''}{plat}")
+    elif plat:
+        out.append(f"  platform {e.platform}{plat[len(', platform ') + len(e.platform):]}")
     c = run.config
     facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
                                      ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),

@@ -24,7 +24,7 @@ from .ladders import parse_version
 from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
-from .trust import judge, unexplained
+from .trust import judge, remedy_applies, unexplained
 from .failhead import describe, ladder_names
 from .frames import corroborate
 from .uncaught import seen_in_traceback
@@ -215,7 +215,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 used.add((ev.line, ev.rule))
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons + (
                                 [verdict.why] if verdict.why else []),
-                            remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None,
+                            remedy=((fill(r.remedy, g).strip() or None)
+                                    if r.remedy and remedy_applies(cr, run.engine_sure) else None),
                             severity=verdict.severity, cost_class=cost, family=sel_family)
         elif r.sets or ev.groups:
             used.add((ev.line, ev.rule))

@@ -1,0 +1,55 @@
+"""The negative corpus (``fixtures/other/``): real logs of neighbouring tools that use the serving
+engines' vocabulary but run none of logscan's seven engines (auto_gptq, GPTQModel, bitsandbytes,
+llm-compressor, ModelOpt, TransformerEngine, flash-attention / xformers, torch inductor's Triton
+under ComfyUI, torchao; docs/corpus.md, negative10).
+
+A false finding fails someone's CI, and users pipe such logs through logscan by mistake or because
+a serving container also runs those tools. Right on these logs is: no engine named (``unknown`` or
+no run), no kernel selection, no finding outside the label's ``optional_findings``, and no remedy
+that tells the user to fix an engine that did not run.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import FIXTURES, scan_json
+
+ENGINES = {"vllm", "sglang", "trtllm", "llamacpp", "tgi", "lmdeploy", "mlc-llm"}
+OTHER = sorted((FIXTURES / "other").glob("*.log"))
+
+
+def test_the_negative_corpus_is_bundled():
+    assert len(OTHER) >= 14
+    for log in OTHER:
+        label = json.loads(log.with_suffix(".label.json").read_text(encoding="utf-8"))
+        assert label["engine"] is None and label["kernels_logged"] == [] and label["expected_findings"] == [], log
+
+
+@pytest.mark.parametrize("log", OTHER, ids=lambda p: p.stem)
+def test_no_engine_no_kernel_no_false_finding(log):
+    label = json.loads(log.with_suffix(".label.json").read_text(encoding="utf-8"))
+    doc = scan_json(log)
+    optional = set(label.get("optional_findings") or [])
+    for run in doc["runs"]:
+        assert run["engine"]["name"] not in ENGINES, (log.stem, run["engine"]["name"])
+        assert run["selections"] == [], log.stem
+        assert {f["code"] for f in run["findings"]} <= optional, log.stem
+
+
+@pytest.mark.parametrize("log", OTHER, ids=lambda p: p.stem)
+def test_no_engine_remedy_on_a_run_no_line_ties_to_an_engine(log):
+    """other-108: xformers' FlashAttention-3 'no kernel image' is read by SGLang's arch rule; its
+    remedy ('Use a torch / sgl-kernel / flashinfer build ...') spoke of SGLang's packages on a run
+    that is ``unknown`` (``trust.remedy_applies``)."""
+    for run in scan_json(log)["runs"]:
+        if run["engine"]["name"] == "unknown":
+            assert [f["remedy"] for f in run["findings"] if f["remedy"]] == [], log.stem
+
+
+def test_other_108_keeps_its_finding_but_not_sglangs_remedy():
+    doc = scan_json(FIXTURES / "other" / "other-108.log")
+    [run] = doc["runs"]
+    [f] = run["findings"]
+    assert (f["code"], f["rule"], f["remedy"]) == ("UNSUPPORTED_ON_ARCH", "sglang.arch.no-kernel-image", None)

@@ -53,3 +53,43 @@ def test_other_108_keeps_its_finding_but_not_sglangs_remedy():
     [run] = doc["runs"]
     [f] = run["findings"]
     assert (f["code"], f["rule"], f["remedy"]) == ("UNSUPPORTED_ON_ARCH", "sglang.arch.no-kernel-image", None)
+
+
+# -- ggml's lines in another ggml program's log (negative10-2: whisper.cpp, stable-diffusion.cpp) ----
+GGML_HOSTS = ["other-118", "other-119", "other-120", "other-123"]
+
+
+@pytest.mark.parametrize("stem", GGML_HOSTS)
+def test_ggml_lines_of_whisper_or_stable_diffusion_name_no_engine(stem):
+    """ggml_cuda_init / a ggml-cuda.cu path named llama.cpp on these four at first sight; a
+    whisper.cpp or stable-diffusion.cpp line of the same log makes them the library's lines."""
+    for run in scan_json(FIXTURES / "other" / f"{stem}.log")["runs"]:
+        assert run["engine"]["name"] == "unknown", (stem, run["engine"]["identified_by"])
+
+
+def _engines(tmp_path, lines):
+    path = tmp_path / "x.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [r["engine"]["name"] for r in scan_json(path)["runs"]]
+
+
+def test_a_host_line_after_the_ggml_lines_takes_the_name_back(tmp_path):
+    """Order does not matter: other-118's ggml device lines first (they name llama.cpp alone),
+    then its whisper.cpp lines."""
+    lines = (FIXTURES / "other" / "other-118.log").read_text(encoding="utf-8").splitlines()
+    ggml = [ln for ln in lines if ln.startswith(("ggml_cuda_init", "  Device"))]
+    whisper = [ln for ln in lines if ln.startswith("whisper_")]
+    assert _engines(tmp_path, ggml) == ["llamacpp"]
+    assert _engines(tmp_path, ggml + whisper) == ["unknown"]
+
+
+def test_llama_cpps_own_lines_still_name_it_beside_ggmls(tmp_path):
+    """A llama.cpp log is ggml's lines and llama.cpp's own (llama_model_loader): a host line of
+    another program does not take back a name llama.cpp's own text gave."""
+    llama = next(p for p in sorted((FIXTURES / "llamacpp").glob("*.log"))
+                 if "llama_model_loader:" in p.read_text(encoding="utf-8", errors="replace")
+                 and "ggml_cuda_init" in p.read_text(encoding="utf-8", errors="replace"))
+    lines = llama.read_text(encoding="utf-8", errors="replace").splitlines()
+    assert set(_engines(tmp_path, lines)) == {"llamacpp"}
+    own = [ln for ln in lines if "llama_model_loader:" in ln][:3]
+    assert _engines(tmp_path, own + ["whisper_model_load: loading model"]) == ["llamacpp"]

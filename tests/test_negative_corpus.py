@@ -93,3 +93,29 @@ def test_llama_cpps_own_lines_still_name_it_beside_ggmls(tmp_path):
     assert set(_engines(tmp_path, lines)) == {"llamacpp"}
     own = [ln for ln in lines if "llama_model_loader:" in ln][:3]
     assert _engines(tmp_path, own + ["whisper_model_load: loading model"]) == ["llamacpp"]
+
+
+# -- a failed start is an engine's (negative10-3; other-119 / 120 once their engine was unknown) --------
+UNCLAIMED = ["other-119", "other-120", "other-125", "other-128"]
+
+
+@pytest.mark.parametrize("log", OTHER, ids=lambda p: p.stem)
+def test_no_start_failure_where_no_engine_ran(log):
+    for run in scan_json(log)["runs"]:
+        assert run.get("start_failure") is None and run.get("serving_failure") is None, log.stem
+
+
+@pytest.mark.parametrize("stem", UNCLAIMED)
+def test_the_unclaimed_failure_is_said_not_gated(stem):
+    """FlashInfer's ninja CalledProcessError, Aphrodite's traceback and ggml's 'CUDA error' aborts
+    were START_FAILED of runs no line ties to an engine: the report says so in the engine's
+    ``identified_by``, and ``--fail-on START_FAILED`` passes."""
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+
+    [run] = scan_json(FIXTURES / "other" / f"{stem}.log")["runs"]
+    assert run["engine"]["name"] == "unknown"
+    assert "is not reported as START_FAILED" in run["engine"]["identified_by"]
+    r = CliRunner().invoke(cli, ["scan", "--fail-on", "START_FAILED", str(FIXTURES / "other" / f"{stem}.log")])
+    assert r.exit_code == 0, r.output

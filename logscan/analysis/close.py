@@ -228,9 +228,17 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     for s in sels.values():
         s.selection.ranks = sorted(s.ranks)
         selections.append(s.selection)
-    start_failure, crashed = run_parts.outcome(run, pack, findings.items)
+    start_failure, crashed = run_parts.outcome(run, pack, findings.items if run.engine_sure else dict(findings.items))
+    unclaimed = None
+    if not run.engine_sure and (start_failure or crashed):
+        # a failed start (START_FAILED) is an engine's: a traceback or abort in a run no line ties to
+        # an engine is a neighbouring program's (FlashInfer's JIT build, a vLLM fork, whisper.cpp's
+        # ggml abort: negative10), said in the report, but no engine's failed start for a gate
+        unclaimed, start_failure, crashed = start_failure or crashed, None, None
+        info.identified_by += (f"; the failure at line {unclaimed.line} ({clip(unclaimed.cause or unclaimed.evidence, 120)}) is not "
+                               "reported as START_FAILED: a failed start is an engine's, and no line names one")
     # a start that a line says failed (an error finding) ran no kernel: nothing to infer
-    failed = start_failure is not None or any(
+    failed = start_failure is not None or unclaimed is not None or any(
         f.severity == Severity.error and not f.inferred for f in findings.items.values())
     seen_in_traceback(selections, ctx.rules)
     corroborate(run.events, ctx.rules, selections, used, ctx.packs.lexicon)

@@ -130,7 +130,11 @@ def test_an_api_server_module_command_gives_the_config():
     assert run["config"]["model"] == "TinyLlama-1.1B-Chat-v1.0-NVFP4" and run["config"]["dtype"] == "float16"
 
 
-def test_a_sentence_about_a_command_or_an_sglang_launch_gives_no_config(tmp_path):
-    log = write_log(tmp_path, "I started it with vllm serve Qwen/Qwen3-8B --quantization fp8 and it failed\n"
-                              "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --quantization fp8\n")
+def test_a_sentence_about_a_command_or_an_sglang_launch_gives_no_vllm_config(tmp_path):
+    log = write_log(tmp_path, "I started it with vllm serve Qwen/Qwen3-8B --quantization fp8 and it failed\n")
     assert all(r["config"]["quantization"] is None for r in _runs(log))
+    # an SGLang launch command is SGLang's (batch 10s: its config is read), never a vLLM run's
+    log = write_log(tmp_path, "INFO 06-15 00:04:48 api_server.py:177] vLLM API server version 0.5.5\n"
+                              "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --quantization fp8\n")
+    runs = _runs(log)
+    assert [(r["engine"]["name"], r["config"]["quantization"]) for r in runs] == [("vllm", None), ("sglang", "fp8")]

@@ -56,6 +56,8 @@ NOT_RUN_HERE = {
     "python tools/derive_sglang.py": "reads an SGLang release tree: tested in tests/test_sglang_ladder_history.py",
     "python tools/template_history.py": "reads release trees: tested in tests/test_template_history.py",
     "python tools/corpus_score.py": "scores the bundled corpus: run by tests/test_corpus_score.py",
+    "python tools/presentation_coverage.py": "scans the bundled corpus under 14 presentations: run by "
+                                             "tests/test_presentation_coverage.py",
     "python tools/other_coverage.py": "scans synthetic TGI/LMDeploy/MLC-LLM logs: run by tests/test_other_coverage.py",
     "python bench/compare.py": "a benchmark over 100 MB - 1 GB beside rg and grep: smoke-run in tests/test_bench.py",
     "python bench/follow_cost.py": "two minutes of a growing log: smoke-run in tests/test_bench.py",

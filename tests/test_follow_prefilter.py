@@ -12,6 +12,7 @@ import pytest
 
 from logscan.follow.runner import Follower
 from logscan.packs.loader import load_packs, patterns_root
+from logscan.sources.prefilter import available_backends
 from tests.conftest import FIXTURES, load_bench
 
 BENCH = load_bench()
@@ -66,3 +67,50 @@ def test_follow_decodes_only_the_first_access_line_of_a_poll(tmp_path, monkeypat
     assert stream.wanted(access) is False  # the matcher would drop it: counted, not decoded
     assert stream.wanted(b"INFO 01-01 00:00:00 [x.py:1] unrelated runtime line") is False
     assert _follow(path, monkeypatch, "auto") == _follow(path, monkeypatch, "off")
+
+
+def _mixed_lines() -> list[bytes]:
+    """Real start-ups of every engine, runtime noise, access lines, a non-UTF-8 line, a line with
+    ANSI colour and a lone CR, and an empty line: the lines ``Stream.plan`` gets in one batch."""
+    noise = BENCH.runtime_lines(seed=5)
+    access = b'INFO:     127.0.0.1:34224 - "GET /v1/models HTTP/1.1" 200 OK'
+    out: list[bytes] = []
+    for n, log in enumerate(sorted(FIXTURES.glob("*/*.log"))):
+        if n % 7:
+            continue
+        out += [next(noise).encode() for _ in range(5)] + [access] * 3
+        out += log.read_bytes().split(b"\n")[:60]
+    out += [b"INFO caf\xe9 \xff not UTF-8", b"\x1b[32mINFO\x1b[0m Using MarlinLinearKernel", b"a\rb", b""]
+    return out
+
+
+@pytest.mark.parametrize("backend", available_backends())
+def test_one_call_per_batch_wants_the_lines_one_call_per_line_wanted(tmp_path, monkeypatch, backend):
+    """``Stream.plan`` asks the prefilter once about a batch of lines joined by newlines; each
+    line's answer (hit, possible start marker, first sparse line since arming) must be the one
+    the line gets as a buffer of its own, whatever the arming (re-armed as the runner does for
+    a line it feeds unseen)."""
+    monkeypatch.setenv("LOGSCAN_PREFILTER", backend)
+    path = tmp_path / "engine.log"
+    path.write_bytes(b"")
+    f = Follower([str(path)], load_packs(patterns_root()), io.StringIO(), idle_flush=0.0)
+    f.poll_once()
+    (stream,) = f.streams.values()
+    assert stream.prefilter is not None and stream.prefilter.backend == backend
+    lines = _mixed_lines()
+    rearm = {i for i in range(len(lines)) if i % 37 == 5}
+    one: list[bool] = []
+    stream.sparse_armed = True
+    for i, raw in enumerate(lines):
+        if i in rearm:
+            stream.sparse_armed = True
+        one.append(stream.wanted(raw))
+    batch: list[bool] = []
+    stream.sparse_armed = True
+    stream.plan(lines)
+    for i in range(len(lines)):
+        if i in rearm:
+            stream.sparse_armed = True
+        batch.append(stream.wanted_at(i))
+    assert sum(one) > 100 and not all(one)  # both kinds of line are there
+    assert batch == one

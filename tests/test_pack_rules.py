@@ -83,3 +83,29 @@ def test_prefix_examples_parse(engine):
     for w in pack.wrappers:
         for ex in w.spec.examples:
             assert w.regex.match(ex), f"wrapper {w.spec.id}: {ex!r}"
+
+
+_OWN_PREFIX = list({w.spec.id: (p.engine, w) for p in _PACKS.packs.values() for w in p.wrappers
+                    if getattr(w.spec, "unless_own_prefix", False)}.values())
+
+
+def _without(wrapper) -> PrefixParser:
+    parser = PrefixParser(_PACKS)
+    parser.wrappers = [w for w in parser.wrappers if w.spec.id != wrapper.spec.id]
+    parser._wrappers = type(parser._wrappers)(parser.wrappers)
+    return parser
+
+
+@pytest.mark.parametrize("engine,wrapper", _OWN_PREFIX, ids=[w.spec.id for _, w in _OWN_PREFIX])
+def test_an_unless_own_prefix_wrapper_keeps_an_engines_own_prefix(engine, wrapper):
+    """Its examples parse differently with it than without it (it was stripped); its
+    counter-examples, engines' own prefixes that begin like it, parse exactly as they do without
+    it and keep their prefix (TGI's leading timestamp is not eaten)."""
+    assert wrapper.spec.counter_examples, f"{wrapper.spec.id}: an unless_own_prefix wrapper needs counter-examples"
+    parser, bare = PrefixParser(_PACKS), _without(wrapper)
+    for ex in wrapper.spec.examples:
+        assert bare.parse("t", 1, ex) != parser.parse("t", 1, ex), f"{wrapper.spec.id}: {ex!r} not stripped"
+    for ex in wrapper.spec.counter_examples:
+        rec = parser.parse("t", 1, ex)
+        assert rec == bare.parse("t", 1, ex), f"{wrapper.spec.id}: {ex!r} was stripped"
+        assert rec.prefix_format, f"{wrapper.spec.id}: counter-example {ex!r} is no engine's own prefix"

@@ -84,8 +84,10 @@ class Analyzer:
         if r.kind == "identity":
             yield from self._identify(ev, pack, run)
             return
-        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run, run, ev.source)
-        if sure and not prefix_engine and not r.starts_run and engine in self._disowned.get(ev.source, ()):
+        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
+                                       run, ev.source)
+        if (sure and not prefix_engine and not (r.starts_run or r.names_engine)
+                and engine in self._disowned.get(ev.source, ())):
             sure = False  # the hint came from the library's lines of another program built on it
         if r.kind == "progress":
             # evidence only (a traceback before it was survived): it joins an open run of its
@@ -135,7 +137,7 @@ class Analyzer:
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
             # only a line after an identity line named it: as weak as that line (a ``disowns``
             # line of another program built on the engine's library takes it back)
-            run.library_identity = not prefix_engine and not r.starts_run
+            run.library_identity = not prefix_engine and not (r.starts_run or r.names_engine)
             if chatter_of:
                 run.identified_by += "; " + chatter_note(self, run, engine, chatter_of, ev.line)
         run.last_line = max(run.last_line, ev.end_line or ev.line)  # its continuation lines too

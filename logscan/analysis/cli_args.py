@@ -48,7 +48,10 @@ def arguments(text: str, spec: Optional[CliSpec] = None) -> Iterator[tuple[str, 
     """``(name, value)`` pairs of a command line's arguments, in order.
 
     ``name`` is the argument's dest (dashes as underscores: ``--tensor-parallel-size`` ->
-    ``tensor_parallel_size``; a short alias through ``spec.short``); a boolean flag gives
+    ``tensor_parallel_size``; a short alias through ``spec.short``, a long one through
+    ``spec.names``: SGLang's ``--model-path`` -> ``model``); a switch of ``spec.switches`` gives
+    the fact and value it stands for (SGLang's deprecated ``--enable-flashinfer-cutlass-moe`` ->
+    ``("moe_backend", "flashinfer_cutlass")``); a boolean flag gives
     ``"true"`` (``"false"`` for its ``no-`` spelling, or the ``true``/``false`` word after it);
     a value flag with no value after it gives ``"true"`` too. The first positional word gives
     ``(spec.positional, word)`` when the spec names one. A value that is an unexpanded shell
@@ -84,9 +87,12 @@ def _arguments(text: str, spec: Optional[CliSpec]) -> Iterator[tuple[str, str]]:
             negated = bool(spec.negation) and name.startswith(spec.negation) and \
                 name[len(spec.negation):] in booleans
             base = name[len(spec.negation):] if negated else name
-            key = base.replace("-", "_")
+            key = spec.names.get(base) or base.replace("-", "_")
             if eq:
                 yield key, val
+            elif base in spec.switches and not negated:  # a switch that states another fact's value
+                fact, _, value = spec.switches[base].partition("=")
+                yield fact, value
             elif base in booleans:
                 if i < n and toks[i].lower() in spec.bool_words:
                     yield key, toks[i].lower()

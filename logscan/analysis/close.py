@@ -17,7 +17,7 @@ from ..formats.clip import clip
 from ..models import COST_ORDER, CostClass, Event, Finding, Run, Selection, Severity
 from ..packs.model import FindingsFile
 from . import run_checks, run_parts
-from .engine_facts import engine_info, infer_platform, kernel_of
+from .engine_facts import engine_info, infer_platform, kernel_of, platform_from_failure
 from .infer import infer_selections
 from .refused import mark_refused
 from .ladders import parse_version
@@ -255,6 +255,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                             and e.rule in ctx.rules and ctx.rules[e.rule][0].rule.names_path)
     if start_failure is not None:
         run_parts.unconfirmed(selections, start_failure)
+        platform_from_failure(run, info, pack, start_failure.failing_kernel, start_failure.failing_kernel_line)
     for sel, hint in ([] if failed else infer_selections(
             pack, run.config, info.version, selections,
             {e.kind for e in run.events}, ctx.gpu, ctx.cuda)):

@@ -145,6 +145,14 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
                 if idx is not None and idx.releases else "")
     if idx is not None:
         info.ladder_version = idx.pick_release(v)
+        note = ctx.packs.packs[run.engine].meta.pack.release_unlogged
+        if note and v is None and info.version_source == "unknown" and info.ladder_version and run.engine_sure:
+            # fail closed: a ladder read for want of a release is named, never silently the newest
+            info.version_evidence = (f"release not logged, so read against the {title} {info.ladder_version} "
+                                     f"ladders, the newest shipped: {note}")
+            # any shipped release may have run: a rung that sits elsewhere in another era is
+            # named with its releases (``LadderIndex.elsewhere``), not left to the newest's
+            run.era = list(idx.releases)
         if (info.version_source == "logged" and v is not None and info.ladder_version
                 and idx.exact(str(v)) is None):  # never round a release silently
             info.version_evidence = (f"{info.version_evidence}; {info.version} has no shipped ladder, so its "
@@ -218,3 +226,24 @@ def infer_platform(ctx: Analyzer, run: RunState, info: EngineInfo, pack: Pack) -
     info.platform_evidence = "; ".join(votes[plat][:4])
     if len(votes) > 1:
         info.platform_evidence += " (outvoted: " + ", ".join(p for p in sorted(votes) if p != plat) + ")"
+
+
+def platform_from_failure(run: RunState, info: EngineInfo, pack: Pack, failing_kernel: Optional[str],
+                          line: Optional[int]) -> None:
+    """No platform known after ``infer_platform``: a failed start whose failing kernel only one
+    platform has (the pack's ``platform_hint``, e.g. vLLM's AITER: ROCm only) ran on that platform.
+
+    The failing kernel is read from the traceback (``failhead``) after the platform was inferred,
+    so this is a second, later look: a run whose innermost frames run ``aiter/jit/core.py`` ran
+    AITER's code, which vLLM imports only on ROCm (vllm-152, vllm-298: vllm-project/vllm#19904).
+    """
+    if run.platform or not failing_kernel:
+        return
+    for h in pack.meta.platform_hint:
+        if regex.search(h.pattern, failing_kernel):
+            run.platform = info.platform = h.platform
+            info.platform_source = "inferred"
+            where = f" (line {line})" if line else ""
+            info.platform_evidence = (f"the failing kernel {failing_kernel}{where}: "
+                                      f"{h.why or 'a ' + h.platform + '-only name'}")
+            return

@@ -137,6 +137,15 @@ def _engine_cause(run: RunState, sf: StartFailure) -> Optional[tuple[int, str]]:
     return (after[0].line, after[0].message) if after else None
 
 
+def _inline_cause(run: RunState, sf: StartFailure) -> Optional[tuple[int, str]]:
+    """The exception the engine's failure line itself carries (its rule's ``exception`` group:
+    SGLang's ``Scheduler hit an exception: torch._dynamo.exc.Unsupported: ...``, the first line
+    of a formatted chain whose first exception has no traceback), else None."""
+    ev = next((e for e in run.events if e.line == sf.line and e.rule == sf.rule), None)
+    text = (ev.groups.get("exception") or "").strip() if ev is not None else ""
+    return (sf.line, text) if text else None
+
+
 #: how many lines below an exception line whose message ends in ":" its message may go on
 CONTINUED = 6
 
@@ -180,14 +189,19 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
     uncaught = is_uncaught(sf)
     lines = [e.line for e in tb]
     note = ""  # how the cause relates to the failure, when the log's order does not say it
+    inline = False  # the cause is on the failure line itself: its traceback comes after it
     if not uncaught and sf.cause is None:
         got = _engine_cause(run, sf)
+        if got is None:
+            got = _inline_cause(run, sf)
+            inline = got is not None
         if got is not None:
             sf.cause_line, sf.cause = got[0], clip(got[1], 2000)
-            note = " (logged before the engine's failure line)" if got[0] < sf.line else ""
+            note = (" (logged before the engine's failure line)" if got[0] < sf.line else
+                    " (on the engine's failure line)" if inline else "")
     if uncaught:
         sf.traceback_line = sf.line
-    elif sf.cause_line is not None:
+    elif sf.cause_line is not None and not inline:
         sf.traceback_line = _block_start(lines, sf.cause_line)
     else:  # the traceback after the engine's failure line, else the one that ends at it
         sf.traceback_line = next((n for n in lines if n >= sf.line), None) or _block_start(lines, sf.line)
@@ -198,7 +212,7 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
             sf.cause_line, sf.cause = got[0], clip(got[1], 2000)
             chained = True
             note = f" (the exception the traceback at line {sf.line} chains to)"
-    end = sf.cause_line if sf.cause_line is not None and not chained else max(lines, default=sf.line)
+    end = sf.cause_line if sf.cause_line is not None and not (chained or inline) else max(lines, default=sf.line)
     frames = [e for e in tb if frame_parts(e.message) and (sf.traceback_line or 0) <= e.line <= end]
     if sf.cause is not None:
         sf.exception_type = exception_type(sf.cause)
@@ -221,7 +235,8 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
 
 
 #: a frame header's path, source line number and function (CPython ``traceback`` format)
-_WHERE = lazyre.compile(r'File "(?P<path>[^"]{1,500})", line (?P<n>\d{1,7}), in (?P<fn>[^\s(]{1,160})')
+#: (``line N`` may be missing in a pasted log: ``packs.model_rules.FRAME_SHAPE``)
+_WHERE = lazyre.compile(r'File "(?P<path>[^"]{1,500})",(?: line (?P<n>\d{1,7}),)? in (?P<fn>[^\s(]{1,160})')
 
 
 def _raised_in(sf: StartFailure, frames: list[Event], tb: list[Event]) -> None:
@@ -233,7 +248,8 @@ def _raised_in(sf: StartFailure, frames: list[Event], tb: list[Event]) -> None:
     for ev in reversed(own or frames):
         m = _WHERE.search(ev.message)
         if m:
-            sf.raised_in = f"{m.group('path')}, line {m.group('n')}, in {m.group('fn')}"
+            at = f", line {m.group('n')}" if m.group("n") else ""
+            sf.raised_in = f"{m.group('path')}{at}, in {m.group('fn')}"
             sf.raised_in_line = ev.line
             return
 
@@ -242,6 +258,9 @@ def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str
                     frames: list[Event], rules: dict) -> None:
     if sf.cause_line is not None and any(f.line == sf.cause_line and f.code in _NONE_SERVED for f in findings):
         return  # the exception lists every kernel it rejected: none served, none failed
+    if lexicon.failing is not None and lexicon.failing.traced and sf.cause and \
+            regex.search(lexicon.failing.traced, sf.cause):
+        return  # the op was being traced (torch.compile's fake tensors), never run: no kernel failed
     raising = lexicon.failing is not None and sf.exception_type is not None and regex.search(
         lexicon.failing.exceptions, sf.exception_type)
     named = kernels_in_message(lexicon, sf.cause or "", ladder) if raising else {}

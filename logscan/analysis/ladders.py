@@ -98,7 +98,9 @@ class LadderIndex:
         if self.history is not None:  # linear rungs are classes; MoE rungs are enum members
             rels = self.history.releases
             for reg in self.history.file.registry:
-                if reg.kind == "linear":
+                # a history that lists every rung in every release (TGI's hand-kept eras): its
+                # if/elif rungs hold exactly where its orderings say, not in a neighbour's span
+                if reg.kind == "linear" or (self.history.file.exact_rungs and reg.orderings):
                     for o in reg.orderings:
                         span = rels[self.history.index[o.first]: self.history.index[o.last] + 1]
                         for cls in o.rungs:

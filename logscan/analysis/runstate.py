@@ -143,7 +143,7 @@ def parallel_fact(config, key: str, value: str) -> None:
         return
     n = bounded_int(value, 6)
     if key.startswith("enable_"):
-        if value == "True":
+        if value in ("True", "true"):  # an argument dump's True, a command's switch (cli_args: "true")
             config.extra[short] = "on"
     elif n is not None and n > 1:
         config.extra[short] = str(n)

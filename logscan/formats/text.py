@@ -154,7 +154,8 @@ def _run(run: Run) -> list[str]:
                            + ", ".join(f"{x.rung}/{x.rungs} in {x.releases}"
                                      + (f" (on {x.registry})" if x.registry != s.ladder.registry else "")
                                      for x in s.ladder.elsewhere)
-                           + " (the inferred releases disagree)")
+                           + (" (the inferred releases disagree)" if e.version_source == "inferred"
+                              else " (the shipped releases disagree; the log names none)"))
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:

@@ -19,8 +19,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from .history import HistoryFile, LadderHistory, Ladders
 from .packcache import _CODE, LazyPattern, _cached_packset, _check_patterns, _packset_key, _store_packset  # noqa: F401
-from .model import (FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat, ProcessTag,
-                    Rule, RuleFile)
+from .model import (CommonWrapper, FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat,
+                    ProcessTag, Rule, RuleFile, WrapperFile)
 
 class PackError(Exception):
     """A pack file is unreadable, invalid TOML, fails validation, or holds a broken regex."""
@@ -158,7 +158,7 @@ class CompiledRule:
 
 @dataclass(frozen=True)
 class CompiledPrefix:
-    spec: PrefixFormat | ProcessTag
+    spec: PrefixFormat | ProcessTag | CommonWrapper
     regex: regex.Pattern
     versions: Optional[SpecifierSet]
 
@@ -218,12 +218,27 @@ def _load_history(path: Path) -> LadderHistory:
 COMMON_RULES = "common-rules"
 
 
+#: wrapper files every pack loads after its own ``[[wrapper]]`` entries
+#: (``patterns/common-wrappers/*.toml``): what a library or host puts before any engine's line
+#: (torch.distributed's ``[rankN]: ``), so no engine's pack owns it
+COMMON_WRAPPERS = "common-wrappers"
+
+
+def _common_wrappers(root: Path) -> tuple[CompiledPrefix, ...]:
+    """The compiled ``[[wrapper]]`` entries of ``root/common-wrappers/*.toml``, in file then entry order."""
+    out: list[CompiledPrefix] = []
+    for path in sorted((root / COMMON_WRAPPERS).glob("*.toml")):
+        wf = _validate(WrapperFile, _read_toml(path), path)
+        out += [CompiledPrefix(w, _compile(w.pattern, path, w.id), None) for w in wf.wrapper]
+    return tuple(out)
+
+
 def _rule_files(folder: Path, common: tuple[Path, ...]) -> list[Path]:
     """The pack's own rule files in name order, then the shared ``common`` ones (after the last own file)."""
     return sorted((folder / "rules").glob("*.toml")) + list(common)
 
 
-def _load_pack(folder: Path, common: tuple[Path, ...] = ()) -> Pack:
+def _load_pack(folder: Path, common: tuple[Path, ...] = (), wrappers: tuple[CompiledPrefix, ...] = ()) -> Pack:
     meta_path = folder / "pack.toml"
     meta = _validate(PackFile, _read_toml(meta_path), meta_path)
 
@@ -264,7 +279,7 @@ def _load_pack(folder: Path, common: tuple[Path, ...] = ()) -> Pack:
             _spec(spec, infer_path, None)
     return Pack(
         engine=meta.pack.engine, path=folder, meta=meta,
-        wrappers=comp(meta.wrapper), processes=comp(meta.process), prefixes=comp(meta.prefix),
+        wrappers=comp(meta.wrapper) + list(wrappers), processes=comp(meta.process), prefixes=comp(meta.prefix),
         rules=rules, rank_regex=_compile(meta.pack.rank_from_process, meta_path, None),
         ladders=ladders, infer=infer,
         opaque=(_compile("|".join(f"(?:{o.pattern})" for o in meta.opaque), meta_path, None)
@@ -298,10 +313,11 @@ def _load_packset(root: Path, engines: Optional[list[str]]) -> PackSet:
     findings = _validate(FindingsFile, _read_toml(findings_path), findings_path)
     packs = {}
     common = tuple(sorted((root / COMMON_RULES).glob("*.toml")))
+    wrappers = _common_wrappers(root)
     for folder in sorted(p for p in root.iterdir() if (p / "pack.toml").is_file()):
         if engines and folder.name not in engines:
             continue
-        pack = _load_pack(folder, common)
+        pack = _load_pack(folder, common, wrappers)
         for cr in pack.rules:
             if cr.rule.finding and cr.rule.finding not in findings.code:
                 raise PackError(cr.path, f"unknown finding code {cr.rule.finding!r}", rule=cr.rule.id)

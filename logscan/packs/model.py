@@ -16,8 +16,8 @@ from .model_rules import (
     Rule, RuleFile, RuleKind,
 )
 from .model_pack import (
-    ArchCheck, FasterMethod, NameCost, NoiseLine, OpaqueLine, PackFile, PackMeta, PlatformHint,
-    PrefixFormat, ProcessTag, Uncovered, WalkInfer,
+    ArchCheck, CommonWrapper, FasterMethod, NameCost, NoiseLine, OpaqueLine, PackFile, PackMeta, PlatformHint,
+    PrefixFormat, ProcessTag, Uncovered, WalkInfer, WrapperFile,
 )
 from .model_ladders import (
     GateKind, GateTerm, LadderFile, LadderKernel, Registry, Scheme, SchemeEngine, SchemeFile,
@@ -26,7 +26,8 @@ from .model_infer import Chain, ChainStep, InferFile, InferSpec, MatrixFile, Out
 
 __all__ = [
     "RuleKind", "Continuation", "Rule", "RuleFile", "PrefixFormat", "ProcessTag", "PackMeta", "NameCost",
-    "FasterMethod", "ArchCheck", "WalkInfer", "PlatformHint", "OpaqueLine", "NoiseLine", "Uncovered",
+    "FasterMethod", "ArchCheck", "CommonWrapper", "WrapperFile",
+    "WalkInfer", "PlatformHint", "OpaqueLine", "NoiseLine", "Uncovered",
     "PackFile", "GateKind", "GateTerm", "LadderKernel", "Registry", "LadderFile", "CodeInfo",
     "FindingsFile", "SchemeEngine", "Scheme", "SchemeFile", "Predicate", "ChainStep", "Chain", "Outcome",
     "InferSpec", "Tell", "InferFile", "MatrixFile", "LexiconName", "KernelPackages", "LexiconFile",

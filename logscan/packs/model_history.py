@@ -63,6 +63,9 @@ class HistoryFile(_Strict):
     engine: str
     source: str = ""
     releases: list[str]
+    #: the orderings list every rung of every registry in every release (TGI's hand-kept eras):
+    #: a rung's releases are its orderings' (era hints), not its snapshot's neighbours' too
+    exact_rungs: bool = False
     registry: list[HistoryRegistry] = field(default_factory=list)
 
     @after_check

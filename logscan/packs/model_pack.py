@@ -39,7 +39,39 @@ class ProcessTag(_Strict):
     #: another pid under it is no new start (``analysis/newstart.role``; every pack's ``shared``
     #: is tried on the name, since a ``Record`` does not carry its tag format's id)
     shared: str = ""
+    #: a wrapper only: keep it when it is the start of an engine's own line prefix (a process tag
+    #: or line prefix of some pack matches where it starts, and none where it ends): an outer
+    #: timestamp before every line (``kubectl logs --timestamps``, a CI runner's stamp) is stripped,
+    #: but TGI's own ``2024-...Z  INFO text_generation_launcher:`` keeps its timestamp and prefix
+    unless_own_prefix: bool = False
+    #: lines this wrapper must leave as they are (for an ``unless_own_prefix`` wrapper: an engine's
+    #: own prefix that begins like the wrapper; the tests check each)
+    counter_examples: list[str] = _field(default_factory=list)
     examples: list[str] = spec(min_length=1)
+
+
+@strict
+class CommonWrapper(_Strict):
+    """An outer wrapper that is no engine's (``patterns/common-wrappers/*.toml``): a line shape a
+    library or host puts before any engine's line (torch.distributed's ``[rank1]: ``). Loaded into
+    every pack's wrappers; its examples must match, its counter-examples must not."""
+
+    id: str
+    pattern: str
+    why: str = ""
+    #: as ``ProcessTag.unless_own_prefix``: kept where it starts an engine's own prefix; its
+    #: counter-examples are then such prefixes (the regex matches them, the parser keeps them)
+    unless_own_prefix: bool = False
+    examples: list[str] = spec(min_length=1)
+    counter_examples: list[str] = spec(min_length=1)
+
+
+@strict
+class WrapperFile(_Strict):
+    """``patterns/common-wrappers/<host>.toml``: wrappers every pack loads after its own."""
+
+    description: str = ""
+    wrapper: list[CommonWrapper] = spec(min_length=1)
 
 
 @strict
@@ -83,6 +115,10 @@ class PackMeta(_Strict):
     #: silently): reports state this in ``config.extra["quantization_source"]``, with what a line
     #: let logscan infer, unless a rule set a source starting with ``logged``
     quantization_unlogged: str = ""
+    #: the engine seldom logs its release (TGI 2.x-3.x print no version line): a run whose
+    #: release is neither logged, given nor inferred says so and names the ladder it was read
+    #: against (the newest shipped), with this text saying why (``engine_facts.engine_info``)
+    release_unlogged: str = ""
     #: engines whose libraries this engine imports, so that their loggers print lines in this
     #: engine's process (SGLang 0.3-0.4 imports vLLM: ``INFO ... Automatically detected platform
     #: cuda.`` precedes its own lines). A run of such lines holding only library chatter (no
@@ -112,6 +148,10 @@ class CliSpec(_Strict):
     aliases (``-tp``) -> the argument name (``tensor_parallel_size``). ``positional``: the fact a
     positional argument states (``model``: ``vllm serve <model_tag>``), empty for none;
     ``not_positional``: words that are never it (an image's entrypoint ``vllm serve``).
+    ``names``: long flags (dash spelling) -> the argument name they set, where that is not the
+    flag's own spelling with underscores: SGLang's ``--model-path`` (and its ``--model`` alias)
+    states the model, ``--tp-size`` / ``--tensor-parallel-size`` the ``tensor_parallel_size``
+    (sglang/srt/server_args.py: a field's flag is its name, ``aliases`` add the long names).
     """
 
     booleans: list[str] = _field(default_factory=list)
@@ -120,6 +160,11 @@ class CliSpec(_Strict):
     short: dict[str, str] = _field(default_factory=dict)
     positional: str = ""
     not_positional: list[str] = _field(default_factory=list)
+    names: dict[str, str] = _field(default_factory=dict)
+    #: boolean flags (dash spelling) that stand for another argument's value, ``"fact=value"``:
+    #: SGLang's deprecated ``--enable-flashinfer-cutlass-moe`` is ``moe_runner_backend =
+    #: flashinfer_cutlass`` (server_args.py maps it and warns), read as ``moe_backend=flashinfer_cutlass``
+    switches: dict[str, str] = _field(default_factory=dict)
 
 
 @strict

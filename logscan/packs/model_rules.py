@@ -75,6 +75,10 @@ class Rule(_Strict):
     remedy: Optional[str] = None
     sets: dict[str, str] = _field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
+    #: the line names its engine without starting a run (an engine's launch command: a command
+    #: pasted after its own start's lines stays in that run, but another engine's command is no
+    #: line of the open run, so it opens its own: its config never lands on another engine's run)
+    names_engine: bool = False
     continuation: Optional[Continuation] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
     #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).
@@ -154,7 +158,7 @@ class Rule(_Strict):
         for ex in self.examples:
             if not re.match(FRAME_SHAPE, ex):
                 raise ValueError(f"rule {self.id}: frame example {ex!r} is no traceback frame "
-                                 "('File \"...\", line N, in f')")
+                                 "('File \"...\", line N, in f' or 'File \"...\", in f')")
         return self
 
     @field_check("id")
@@ -167,8 +171,11 @@ class Rule(_Strict):
 
 
 #: a CPython traceback frame (``traceback.format_list``: ``  File "<path>", line <n>, in <function>``),
-#: with the optional prefix a log window keeps before it; ``path`` and ``function`` are its parts
-FRAME_SHAPE = r'^.{0,300}?\bFile "(?P<path>[^"]{1,500})", line \d{1,7}, in (?P<function>[^\s(]{1,160})'
+#: with the optional prefix a log window keeps before it; ``path`` and ``function`` are its parts.
+#: ``line <n>, `` may be missing: a pasted log can show a frame header without its line number
+#: (sglang-105, an edited paste: ``File ".../pdmux_context.py", in get_arch_constraints``); the
+#: frame still names the function that ran (docs/traceback-frames.md)
+FRAME_SHAPE = r'^.{0,300}?\bFile "(?P<path>[^"]{1,500})",(?: line \d{1,7},)? in (?P<function>[^\s(]{1,160})'
 
 
 @strict
@@ -296,6 +303,12 @@ class LexiconFailing(_Strict):
     jit_modules: list[str] = _field(default_factory=list)
     examples: list[str] = spec(min_length=1)
     counter_examples: list[str] = _field(default_factory=list)
+    #: regex over an exception's message saying the op was being traced, not run (torch.compile's
+    #: fake-tensor / meta dispatch found no fake impl for it): the op it names did not fail as a
+    #: kernel, so no failing kernel is named from it
+    traced: str = ""
+    traced_examples: list[str] = _field(default_factory=list)
+    traced_counter_examples: list[str] = _field(default_factory=list)
 
 
 @strict

@@ -308,6 +308,8 @@ def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = No
                 _compile(pat, lex_path, f"kernel {k.name}")
     if lexicon is not None and lexicon.failing is not None:
         _compile(lexicon.failing.exceptions, lex_path, "failing")
+        if lexicon.failing.traced:
+            _compile(lexicon.failing.traced, lex_path, "failing traced")
     if marker is not None:
         write_atomic(marker, b"")
 

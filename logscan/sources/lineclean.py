@@ -5,7 +5,7 @@ Split from ``sources/reader.py`` (which re-exports these names).
 from __future__ import annotations
 
 from ..models import InputStats
-from .safe import ANSI, SYSLOG_ANSI
+from .safe import ANSI, CARET_ANSI, SYSLOG_ANSI
 
 _ANSI = ANSI
 
@@ -14,7 +14,8 @@ def clean(raw: bytes, stats: InputStats) -> str:
     """Decode one physical line (without its ``\\n``) to clean text.
 
     Invalid UTF-8 becomes U+FFFD (counted in ``stats.decode_errors``); ``\\r``, NUL and
-    ANSI escape sequences are removed (also one whose ESC a syslog relay wrote as ``#033``).
+    ANSI escape sequences are removed (also one whose ESC a syslog relay wrote as ``#033``
+    or a paste shows in caret notation, ``^[``).
     """
     try:
         text = raw.decode("utf-8")
@@ -30,6 +31,8 @@ def clean(raw: bytes, stats: InputStats) -> str:
         text = _ANSI.sub("", text)
     if "#033[" in text:
         text = SYSLOG_ANSI.sub("", text)
+    if "^[[" in text:
+        text = CARET_ANSI.sub("", text)
     return text
 
 

@@ -7,7 +7,8 @@ lines (1 MiB) to a ``Prefilter``, which returns the offsets of
 - every pack keyword, ASCII case-insensitive (the matcher's own keyword test,
   ``logscan.match``, is the same: ASCII case folding on the message);
 - the bytes that change a line's text before matching, so a keyword hidden by them is not
-  missed: NUL, ESC (ANSI colour codes, also spelled ``#033[`` by syslog relays), a ``\\r`` not followed by ``\\n``;
+  missed: NUL, ESC (ANSI colour codes, also spelled ``#033[`` by syslog relays and ``^[[`` in caret
+  notation), a ``\\r`` not followed by ``\\n``;
 - the starts of wrapped or joined records: a Kubernetes CRI partial line (`` stdout P`` /
   `` stderr P``) and a JSON record (one of the keys the unwrapper reads, ``"log"``,
   ``"message"``, ``"msg"``: Docker json-file or a JSON formatter; JSON escapes can hide a

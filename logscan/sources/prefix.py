@@ -122,7 +122,8 @@ class PrefixParser:
         self.processes: list[tuple[CompiledPrefix, object]] = []
         self.prefixes: list[CompiledPrefix] = []
         for pack in packs.packs.values():
-            self.wrappers += pack.wrappers
+            # a common wrapper (patterns/common-wrappers/) is in every pack's list: tried once
+            self.wrappers += [w for w in pack.wrappers if not any(w is x for x in self.wrappers)]
             self.processes += [(p, pack.rank_regex) for p in pack.processes]
             self.prefixes += pack.prefixes
         self._wrappers = _First(self.wrappers)
@@ -133,20 +134,35 @@ class PrefixParser:
         #: ids of the process tags and line format of the line parsed last
         self.last_formats: list[str] = []
 
+    def _prefix_at(self, text: str, pos: int) -> bool:
+        """Whether an engine's process tag or line prefix starts at ``pos`` (the test of an
+        ``unless_own_prefix`` wrapper)."""
+        return (self._processes.match(text, pos)[0] is not None
+                or self._prefixes.match(text, pos)[0] is not None)
+
     def parse(self, source: str, line: int, text: str, truncated: bool = False) -> Record:
         """Parse one line; a line with no known prefix keeps its whole text as the message."""
         pos = 0
         last: list[str] = []
         self.last_formats = last
+        if text[-1:] in (" ", "\t"):
+            text = text.rstrip(" \t")  # a paste's or an editor's trailing blanks end no sentence ('AssertionError   ')
         if text.endswith("`"):
             code = _INLINE_CODE.fullmatch(text)
             if code is not None:
                 text = code.group(1) + code.group(2)
         for _ in range(3):
-            m, _w = self._wrappers.match(text, pos, nonempty=True)
+            m, w = self._wrappers.match(text, pos, nonempty=True)
             if m is None:
                 break
+            if (self.wrappers[w].spec.unless_own_prefix and not self._prefix_at(text, m.end())
+                    and self._prefix_at(text, pos)):
+                break  # the engine's own prefix begins with this shape (TGI's timestamp): keep it
             pos = m.end()
+        if pos and text.endswith("`"):  # a code span inside a wrapper: '> `ROCm error: ...`' (llamacpp-189 quoted), '> `python3 -m ... --tp 2`' (sglang-280)
+            code = _INLINE_CODE.fullmatch(text, pos)
+            if code is not None:
+                text = text[:pos] + code.group(1) + code.group(2)
         process = rank = None
         pid = None
         for _ in range(3):  # vLLM >= 0.11 nests three: (APIServer) (EngineCore_DP0) (Worker_TP3)

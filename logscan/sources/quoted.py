@@ -14,7 +14,9 @@ from __future__ import annotations
 from .. import lazyre
 
 #: a frame header as CPython prints it, with its indentation
-FRAME_HEAD = lazyre.compile(r'(?P<indent>\s{0,12})File "[^"]{1,1000}", line \d{1,7}, in \S')
+#: (``line N, `` may be missing in a pasted log: ``packs.model_rules.FRAME_SHAPE``; then the header
+#: ends with the function)
+FRAME_HEAD = lazyre.compile(r'(?P<indent>\s{0,12})File "[^"]{1,1000}",(?: line \d{1,7}, in \S| in [^\s(]{1,160}\s*$)')
 #: lines below its frame header within which a process's quoted source line may come (ranks interleave)
 GAP = 16
 _MAX_OPEN = 4096

@@ -29,6 +29,14 @@ ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\
 #: sequence with no intermediate bytes and a letter as its final byte (stricter than ANSI: it is text); removed
 #: like a raw ANSI code
 SYSLOG_ANSI = regex.compile(r"#033\[[0-9;?]{0,32}[A-Za-z]")
+#: An ANSI CSI sequence whose ESC was written in caret notation: ``^[`` is how ``cat -v``,
+#: ``less`` and a terminal's echo show the control byte 0x1b, so a reporter who copies such
+#: output pastes ``^[[1;36m(VllmWorker rank=0 pid=21649)^[[0;0m ERROR ...`` (vllm-298,
+#: vllm-project/vllm#19904) or ``^[[K`` (erase line). As strict as ``SYSLOG_ANSI``, it is text:
+#: parameters of digits, ``;`` and ``?`` only, a letter as the final byte; with no parameter the
+#: letter must not start a bracket expression (``^[[A-Z]``, a regex anchored on a class, stays),
+#: and a POSIX class (``^[[:alpha:]]``) never matches (``:`` is no parameter byte here)
+CARET_ANSI = regex.compile(r"\^\[\[(?:[0-9;?]{1,32}[A-Za-z]|[A-Za-z](?![-\]]))")
 
 
 def safe_text(text: str) -> str:
@@ -80,4 +88,6 @@ def clean_message(text: str) -> str:
         text = ANSI.sub("", text)
     if "#033[" in text:
         text = SYSLOG_ANSI.sub("", text)
+    if "^[[" in text:
+        text = CARET_ANSI.sub("", text)
     return safe_text(text)

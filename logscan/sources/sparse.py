@@ -39,7 +39,7 @@ def sparse_rules(packs) -> tuple[list[bytes], list]:
         for cr in pack.rules:
             if cr.rule.sparse:
                 lits.update(k.encode("utf-8") for k in cr.rule.keywords if k)
-                rxs.append(cr.regex)
+                rxs.append(_Unanchored(cr.regex))
     return sorted(lits), rxs
 
 
@@ -164,6 +164,61 @@ class SparsePrefilter:
 def _rx(rx):
     compiled = getattr(rx, "compiled", None)
     return compiled() if compiled is not None else rx
+
+
+def unanchored(pattern: str) -> str:
+    """``pattern`` without its start-of-text anchors (``^`` and ``\\A`` outside a character
+    class): a sparse rule's pattern is written for the line's message, after the engine's prefix,
+    but the prefilter's candidate test searches the whole raw line, prefix and any outer wrapper
+    (``> ``, a compose name, a runtime timestamp) included. Without its anchors the pattern
+    matches a superset of the lines it matches (a search finds the anchored match at any offset),
+    so the test keeps every line the matcher would read, and the matcher still applies the rule's
+    own pattern (an anchored sparse branch such as Ollama's ``^\\[GIN\\]`` otherwise dropped every
+    access line behind a wrapper)."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            if not in_class and pattern[i + 1] == "A":
+                i += 2
+                continue
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if c == "]" and not (out and out[-1] in ("[", "[^")):
+                in_class = False
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("[^", i):
+                out.append("[^")
+                i += 2
+                continue
+        elif c == "^":
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+class _Unanchored:
+    """A sparse rule's regex for the candidate test: ``unanchored`` of its pattern, compiled on
+    first use (``search`` only)."""
+
+    __slots__ = ("_rx", "_compiled")
+
+    def __init__(self, rx):
+        self._rx, self._compiled = rx, None
+
+    def search(self, line: str):
+        if self._compiled is None:
+            import regex
+
+            inner = _rx(self._rx)
+            self._compiled = regex.compile(unanchored(inner.pattern), inner.flags)
+        return self._compiled.search(line)
 
 
 def with_sparse(prefilter, packs):

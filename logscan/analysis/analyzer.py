@@ -213,6 +213,11 @@ class Analyzer:
             run.library_identity = False  # the engine's own text (llama_model_loader) names it too
         run.last_line = max(run.last_line, ev.line)
 
+    def disowned(self, source: str, engine: str) -> bool:
+        """A ``disowns`` line of ``engine``'s pack was read in ``source``: another program built on the
+        engine's library runs there (whisper.cpp on ggml), so that library's lines name nothing."""
+        return engine in self._disowned.get(source, ())
+
     def _why_engine(self, ev: Event, prefix_engine: Optional[str], context_engine: Optional[str], r) -> str:
         """In prose, why an event names its run's engine (``EngineInfo.identified_by``)."""
         if prefix_engine:

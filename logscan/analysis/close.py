@@ -229,11 +229,19 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
         s.selection.ranks = sorted(s.ranks)
         selections.append(s.selection)
     start_failure, crashed = run_parts.outcome(run, pack, findings.items if run.engine_sure else dict(findings.items))
+    failure = start_failure or crashed
+    said_by = ctx.rules.get(failure.rule) if failure is not None else None  # (rule, its pack)
+    unclaimable = failure is not None and not run.engine_sure and said_by is not None and (
+        said_by[0].rule.kind == "uncaught" or ctx.disowned(run.source, said_by[1].engine))
+    if failure is not None and not run.engine_sure and not unclaimable:
+        start_failure, crashed = run_parts.outcome(run, pack, findings.items)  # kept: its cause is fatal
     unclaimed = None
-    if not run.engine_sure and (start_failure or crashed):
-        # a failed start (START_FAILED) is an engine's: a traceback or abort in a run no line ties to
-        # an engine is a neighbouring program's (FlashInfer's JIT build, a vLLM fork, whisper.cpp's
-        # ggml abort: negative10), said in the report, but no engine's failed start for a gate
+    if unclaimable:
+        # a failed start (START_FAILED) is an engine's. In a run no line ties to an engine, a bare
+        # Python traceback names none (FlashInfer's JIT build, a vLLM fork's start: negative10), and
+        # an engine pack's own fatal line is no evidence once a line showed another program built on
+        # the engine's library (whisper.cpp's ggml 'CUDA error' abort): said, not gated. A pack's
+        # fatal line alone (rocBLAS's missing Tensile library, llamacpp-111) stays a failed start.
         unclaimed, start_failure, crashed = start_failure or crashed, None, None
         info.identified_by += (f"; the failure at line {unclaimed.line} ({clip(unclaimed.cause or unclaimed.evidence, 120)}) is not "
                                "reported as START_FAILED: a failed start is an engine's, and no line names one")

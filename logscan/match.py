@@ -365,7 +365,8 @@ class Matcher:
             if r.kind in ("identity", "platform"):
                 # evidence of the engine (a traceback path, a banner) or of the platform (a
                 # package path's build tag, a device banner): other rules still read the line
-                if r.kind == "identity" and owner is None and self._context is None:
+                if r.kind == "identity" and not r.disowns and owner is None and self._context is None:
+                    # (a ``disowns`` line is another program's: no evidence of the engine)
                     self._context = eng  # the run's engine: its rules first
                 yield ev
                 continue

@@ -135,7 +135,8 @@ def test_gated_keywords_count_only_on_lines_with_their_engines_prefix(backend):
 @pytest.mark.parametrize("log", corpus_params(ALL_REAL))
 def test_every_real_log_gives_the_same_report_with_and_without_the_prefilter(log, backend):
     ref = _report(log, "off")
-    assert ref["events"], "a real log without one recognised line tests nothing"
+    if log.parent.name != "other":  # a neighbouring tool's log may rightly hold none (fixtures/other)
+        assert ref["events"], "a real log without one recognised line tests nothing"
     assert _report(log, backend) == ref
 
 

@@ -21,6 +21,7 @@ from ..packs.loader import CompiledRule, Pack, PackSet
 from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
+from .libhosts import library_only
 from .ladders import LadderIndex
 from .newstart import named_model, note, other_process, same_model, shared_names
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_facts
@@ -65,6 +66,9 @@ class Analyzer:
         self._pending: dict[str, tuple] = {}
         self.max_events_per_run = 10_000
         self._shared = shared_names(packs)  #: process names several processes of one start share
+        #: source -> engines whose library another program of that source is built on (a ``disowns``
+        #: identity line was read): their ``library`` identity rules name no engine there
+        self._disowned: dict[str, set[str]] = {}
 
     # -- feeding -------------------------------------------------------------------------
     def feed(self, ev: Event, prefix_engine: Optional[str] = None,
@@ -82,6 +86,9 @@ class Analyzer:
             return
         engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
                                        run, ev.source)
+        if (sure and not prefix_engine and not (r.starts_run or r.names_engine)
+                and engine in self._disowned.get(ev.source, ())):
+            sure = False  # the hint came from the library's lines of another program built on it
         if r.kind == "progress":
             # evidence only (a traceback before it was survived): it joins an open run of its
             # source, never opens or names one; it splits one only when another process logs it
@@ -128,6 +135,9 @@ class Analyzer:
         if sure and not run.engine_sure:
             run.engine_sure = True
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
+            # only a line after an identity line named it: as weak as that line (a ``disowns``
+            # line of another program built on the engine's library takes it back)
+            run.library_identity = not prefix_engine and not (r.starts_run or r.names_engine)
             if chatter_of:
                 run.identified_by += "; " + chatter_note(self, run, engine, chatter_of, ev.line)
         run.last_line = max(run.last_line, ev.end_line or ev.line)  # its continuation lines too
@@ -176,7 +186,19 @@ class Analyzer:
         lines), or opens a run of that engine; a run whose engine is already named keeps it
         (SGLang imports vLLM modules, so a vLLM path in an SGLang traceback is no new run).
         """
-        why = f"line {ev.line}: {self.rules[ev.rule][0].rule.description or ev.rule}"
+        r = self.rules[ev.rule][0].rule
+        why = f"line {ev.line}: {r.description or ev.rule}"
+        if r.disowns:
+            # another program built on the engine's library (whisper.cpp on ggml): the library's
+            # lines of this source name the engine no more, and a run only they named is unknown
+            self._disowned.setdefault(ev.source, set()).add(pack.engine)
+            if (run is not None and run.source == ev.source and run.engine == pack.engine
+                    and run.library_identity):
+                run.engine_sure, run.library_identity, run.identified_by = False, False, None
+            return
+        library = library_only(self.rules[ev.rule][0], ev.message)
+        if library and pack.engine in self._disowned.get(ev.source, ()):
+            return  # ggml's own line in another ggml program's log: no evidence of the engine
         if run is not None and run.source != ev.source:
             yield self._close(run)
             run = self._run = None
@@ -186,7 +208,15 @@ class Analyzer:
             self._count += 1
         if not run.engine_sure:
             run.engine, run.engine_sure, run.identified_by = pack.engine, True, why
+            run.library_identity = library
+        elif run.library_identity and run.engine == pack.engine and not library:
+            run.library_identity = False  # the engine's own text (llama_model_loader) names it too
         run.last_line = max(run.last_line, ev.line)
+
+    def disowned(self, source: str, engine: str) -> bool:
+        """A ``disowns`` line of ``engine``'s pack was read in ``source``: another program built on the
+        engine's library runs there (whisper.cpp on ggml), so that library's lines name nothing."""
+        return engine in self._disowned.get(source, ())
 
     def _why_engine(self, ev: Event, prefix_engine: Optional[str], context_engine: Optional[str], r) -> str:
         """In prose, why an event names its run's engine (``EngineInfo.identified_by``)."""

@@ -24,7 +24,7 @@ from .ladders import parse_version
 from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
-from .trust import judge, unexplained
+from .trust import judge, remedy_applies, unexplained
 from .failhead import describe, ladder_names
 from .frames import corroborate
 from .uncaught import seen_in_traceback
@@ -215,7 +215,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 used.add((ev.line, ev.rule))
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons + (
                                 [verdict.why] if verdict.why else []),
-                            remedy=(fill(r.remedy, g).strip() or None) if r.remedy else None,
+                            remedy=((fill(r.remedy, g).strip() or None)
+                                    if r.remedy and remedy_applies(cr, run.engine_sure) else None),
                             severity=verdict.severity, cost_class=cost, family=sel_family)
         elif r.sets or ev.groups:
             used.add((ev.line, ev.rule))
@@ -227,9 +228,25 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     for s in sels.values():
         s.selection.ranks = sorted(s.ranks)
         selections.append(s.selection)
-    start_failure, crashed = run_parts.outcome(run, pack, findings.items)
+    start_failure, crashed = run_parts.outcome(run, pack, findings.items if run.engine_sure else dict(findings.items))
+    failure = start_failure or crashed
+    said_by = ctx.rules.get(failure.rule) if failure is not None else None  # (rule, its pack)
+    unclaimable = failure is not None and not run.engine_sure and said_by is not None and (
+        said_by[0].rule.kind == "uncaught" or ctx.disowned(run.source, said_by[1].engine))
+    if failure is not None and not run.engine_sure and not unclaimable:
+        start_failure, crashed = run_parts.outcome(run, pack, findings.items)  # kept: its cause is fatal
+    unclaimed = None
+    if unclaimable:
+        # a failed start (START_FAILED) is an engine's. In a run no line ties to an engine, a bare
+        # Python traceback names none (FlashInfer's JIT build, a vLLM fork's start: negative10), and
+        # an engine pack's own fatal line is no evidence once a line showed another program built on
+        # the engine's library (whisper.cpp's ggml 'CUDA error' abort): said, not gated. A pack's
+        # fatal line alone (rocBLAS's missing Tensile library, llamacpp-111) stays a failed start.
+        unclaimed, start_failure, crashed = start_failure or crashed, None, None
+        info.identified_by += (f"; the failure at line {unclaimed.line} ({clip(unclaimed.cause or unclaimed.evidence, 120)}) is not "
+                               "reported as START_FAILED: a failed start is an engine's, and no line names one")
     # a start that a line says failed (an error finding) ran no kernel: nothing to infer
-    failed = start_failure is not None or any(
+    failed = start_failure is not None or unclaimed is not None or any(
         f.severity == Severity.error and not f.inferred for f in findings.items.values())
     seen_in_traceback(selections, ctx.rules)
     corroborate(run.events, ctx.rules, selections, used, ctx.packs.lexicon)

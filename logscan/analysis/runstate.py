@@ -102,6 +102,9 @@ class RunState:
     #: lines of the run's start markers (at most 256 kept): a failure after one is a start's again
     start_lines: list[int] = field(default_factory=list)
     identified_by: Optional[str] = None  #: the first line that named the engine, in prose
+    #: the engine was named only by a ``library`` identity rule (ggml's own lines): a ``disowns``
+    #: line of another program built on that library takes the name back
+    library_identity: bool = False
     #: process role (``Worker_TP0#TP0``) -> the first pid heard in it (``newstart``: another pid is another start)
     pids: dict[str, int] = field(default_factory=dict)
     #: per process stream (``newstart.stream``: process tag, rank, pid; '' for untagged lines) the

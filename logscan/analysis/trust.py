@@ -82,6 +82,18 @@ def judge(code: str, severity: Severity, cr: CompiledRule, rule_pack: Pack, run_
     return Verdict(True)
 
 
+def remedy_applies(cr: CompiledRule, identified: bool) -> bool:
+    """Whether the remedy of rule ``cr`` may be printed on a run (``identified``: a line names its engine).
+
+    A pack's remedy speaks of its engine's builds, flags and packages ("Use a torch / sgl-kernel /
+    flashinfer build ...": patterns/sglang); on a run that no line ties to that engine (``unknown``:
+    a neighbouring tool's log, flash-attention's 'no kernel image' under xformers, negative10
+    other-108) it would tell the user to fix an engine that did not run. A generic rule's remedy
+    names no engine and is kept; on a run a line names, every kept finding keeps its remedy (an
+    imported engine's grammar remedy such as 'install awq' holds there, lmdeploy-153)."""
+    return cr.rule.generic or identified
+
+
 #: log levels at which an engine reports what it works around, not what stops it
 _GOES_ON = frozenset({"warning", "warn", "info", "debug"})
 

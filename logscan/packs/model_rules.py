@@ -123,6 +123,24 @@ class Rule(_Strict):
     #: serving loop's ``engine_core.run_busy_loop()``); every other rule skips such lines, which
     #: are no log statements (``sources/quoted.py``, docs/traceback-frames.md)
     source_line: bool = False
+    #: identity rules only: a regex for the part of the rule's text that is the engine's LIBRARY's
+    #: own (ggml's functions, backend tags and source files), which other programs embed too
+    #: (whisper.cpp, stable-diffusion.cpp): a line the rule matches only through such text names
+    #: the engine only in a source where no ``disowns`` line of the pack was read
+    library: Optional[str] = None
+    #: identity rules only: the line is another program's that is built on the engine's library
+    #: ('whisper_model_load:', 'stable-diffusion.cpp:157  - '): it names no engine, and in its
+    #: source the pack's ``library`` identity rules name the engine no more (an open run they
+    #: named goes back to ``unknown``; analysis/analyzer.py, docs/corpus.md negative10-2)
+    disowns: bool = False
+
+    @after_check
+    def _library_shape(self) -> "Rule":
+        if (self.library or self.disowns) and self.kind != "identity":
+            raise ValueError(f"rule {self.id}: library / disowns are for identity rules only")
+        if self.library and self.disowns:
+            raise ValueError(f"rule {self.id}: a rule is the library's or another program's, not both")
+        return self
 
     @after_check
     def _frame_shape(self) -> "Rule":

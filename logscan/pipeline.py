@@ -25,6 +25,7 @@ from .sources import interrupt
 from .sources.prefilter import make_prefilter
 from .sources.reader import InputError, LineReader, open_input
 from .sources.safe import safe_text
+from .sources.rewrap import Rewrapper, WrapWidth, joiner
 from .sources.unwrap import Unwrapper
 
 #: Events kept in a report's ``events`` list at most (the rest still feed the analysis).
@@ -241,14 +242,21 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
         pipe = Pipeline(packs, source=safe_text(name), gpu=gpu, cuda=cuda, engine_version=engine_version)
         try:
             items: list = []
-            reader = LineReader(fh, stats, pf)
+            width = WrapWidth(joiner(pipe.parser))  # a terminal's hard wrap (sources/rewrap.py)
+            reader = LineReader(fh, stats, pf, wrap=width)
+            rewrapper = Rewrapper(width)
             unwrapper = Unwrapper()
-            try:
-                for n, text, trunc in reader:
+
+            def unwrapped(lines) -> None:
+                for n, text, trunc in lines:
                     for rec in unwrapper.feed(n, text, trunc):
                         if rec[2] and not trunc:  # a joined CRI/Docker record cut at the unwrapper's cap
                             stats.truncated_lines += 1
                         items.extend(pipe.feed(*rec))
+
+            try:
+                for n, text, trunc in reader:
+                    unwrapped(rewrapper.feed(n, text, trunc))
                     # a partial record or a multi-line event is open: the reader must not skip
                     reader.hold = unwrapper.pending or not pipe.quiescent
                     if items:
@@ -257,6 +265,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
                         items.clear()
             except interrupt.Interrupted:  # SIGINT/SIGTERM: what was read is reported, marked
                 stats.error = interrupt.note(reader.n)
+            unwrapped(rewrapper.flush())
             for rec in unwrapper.flush():
                 if rec[2]:  # a partial record the input never finished
                     stats.truncated_lines += 1

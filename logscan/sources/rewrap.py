@@ -42,8 +42,10 @@ from .lineclean import clean
 
 #: narrowest width taken for a terminal's (80-column terminals exist; 60 leaves room for narrow panes)
 MIN_WIDTH = 60
-#: lines of exactly the width before it counts as one (a single long line proves nothing)
-CONFIRM = 3
+#: cuts seen (lines of exactly the width followed by a line that may be their rest) before the
+#: width counts: one line cut in three pieces is two; a single cut proves nothing (a natural line
+#: as long as the longest, followed by an unprefixed line, looks the same)
+CONFIRM = 2
 #: bytes of an input measured for a width; past them a width is looked for only while one holds
 DETECT_BYTES = 4 << 20
 
@@ -52,11 +54,14 @@ _SPECIAL = (b"\x1b", b"\r", b"\x00", b"#033[")
 
 #: starts of a line that no engine prefix announces: CPython's traceback (Lib/traceback.py), its
 #: chained-exception sentences, an exception line ``pkg.SomeError: ...`` / ``KeyboardInterrupt``,
-#: uvicorn's ``INFO:     ...`` and the ``[rank0]:`` tag torch.distributed's elastic agent prints
+#: uvicorn's ``INFO:     ...``, the ``[rank0]:`` tag torch.distributed's elastic agent prints, a
+#: native backtrace frame ``1       0x7f... lib.so(+0x51395)`` (TensorRT-LLM's ``TllmException``,
+#: tensorrt_llm/common/tllmException.cpp) and IPython's ``Cell In[1], line 7`` (IPython/core/ultratb.py)
 _GENERIC_START = re.compile(
     r"Traceback \(most recent call last\)|[ \t]*File \"|During handling of the above exception"
     r"|The above exception was the direct cause|[A-Za-z_][\w.]{0,200}(?:Error|Exception|Warning|Exit|Interrupt)(?::|$)"
-    r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[ \t]|\[rank\d{1,5}\]:")
+    r"|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[ \t]|\[rank\d{1,5}\]:"
+    r"|\d{1,4}[ \t]+0x[0-9a-fA-F]{4,}[ \t]|Cell In\[\d+\]")
 
 
 class WrapWidth:
@@ -184,6 +189,10 @@ class Rewrapper:
 _ROW_END = frozenset("|│┃║+╮╯╗╝┐┘")
 #: a line's kind: its indentation and its first word (or first sign)
 _KIND = re.compile(r"[ \t]*(?:\w+|\S)")
+#: an indented line (two blanks or a tab, then text): the source line CPython prints under a
+#: traceback frame or a ``warnings.warn`` message (Lib/traceback.py, Lib/warnings.py
+#: ``formatwarning``), an argument dump's field; a cut lands before two blanks only by chance
+_INDENTED = re.compile(r"(?:  |\t)[ \t]*\S")
 
 
 def joiner(parser) -> Callable[[str, str], bool]:
@@ -195,8 +204,8 @@ def joiner(parser) -> Callable[[str, str], bool]:
     when ``nxt`` begins as ``line`` does (its indentation and first word: the next row of a
     table, the next of a run of same-shaped lines)."""
     def joins(line: str, nxt: str) -> bool:
-        if not nxt.strip() or line[-1:] in _ROW_END:
-            return False
+        if not nxt.strip() or line[-1:] in _ROW_END or _INDENTED.match(nxt) or len(set(line)) == 1:
+            return False  # a blank, a table row, an indented line; a rule line ('-----') is whole
         a, b = _KIND.match(line), _KIND.match(nxt)
         if a is not None and b is not None and a.group() == b.group():
             return False

@@ -219,7 +219,13 @@ class Follower:
         s.line += 1
         s.stats.lines += 1
         s.stats.bytes += len(raw) + 1
-        if s.prefilter is None or truncated or s.unwrap.pending or not s.pipe.quiescent:
+        if truncated:
+            s.wrap.see_long()
+        else:
+            s.wrap.see_raw(raw)
+        if (s.prefilter is None or truncated or s.unwrap.pending or not s.pipe.quiescent
+                or s.rewrap.pending or s.wrap.width is not None
+                or (s.wrap.probable and len(raw) >= s.wrap.max)):  # a wrap's piece may hold half a keyword
             s.sparse_armed = True  # fed unseen: it may fire a start marker
         elif not s.wanted(raw):
             # as ``scan``'s reader does: a line with no keyword (nor a byte that alters text, nor
@@ -231,19 +237,25 @@ class Follower:
             s.ck = (s.tail.position(), s.line, held)
             return
         text = clean(raw, s.stats)
-        for n, body, trunc in s.unwrap.feed(s.line, text, truncated):
-            for ev, run in s.pipe.feed(n, body, trunc):
-                if ev is not None:
-                    s.dirty = True
-                if run is not None:
-                    self._report(s, run)
-        if not s.unwrap.pending and s.pipe.quiescent:
+        self._feed_records(s, s.rewrap.feed(s.line, text, truncated))
+        if not s.unwrap.pending and not s.rewrap.pending and s.pipe.quiescent:
             s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
+
+    def _feed_records(self, s: Stream, records) -> None:
+        """Feed records of joined hard-wrapped lines (``Rewrapper``) through the unwrapper and the pipeline."""
+        for line, text, truncated in records:
+            for n, body, trunc in s.unwrap.feed(line, text, truncated):
+                for ev, run in s.pipe.feed(n, body, trunc):
+                    if ev is not None:
+                        s.dirty = True
+                    if run is not None:
+                        self._report(s, run)
 
     def _finish(self, s: Stream) -> None:
         """End of a stream: flush partial records and close the open run."""
         if s.done:
             return
+        self._feed_records(s, s.rewrap.flush())
         for n, body, trunc in s.unwrap.flush():
             if self.metrics:
                 self.metrics.lines_dropped(s.labels, 1)
@@ -295,6 +307,11 @@ class Follower:
         now = time.monotonic()
         if s.stats.lines != before_lines:
             s.last_data = now
+        elif s.rewrap.pending and now - s.last_data >= self.idle_flush:
+            # a line of the wrap width waited for its rest: a quiet spell ends the wait (one line at most)
+            self._feed_records(s, s.rewrap.flush())
+            if not s.unwrap.pending and s.pipe.quiescent:
+                s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
         elif not s.pipe.quiescent and now - s.last_data >= self.idle_flush:
             for ev, run in s.pipe.flush_pending():  # a multi-line message that got no more lines
                 if ev is not None:

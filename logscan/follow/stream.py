@@ -17,6 +17,7 @@ from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
 from ..plain import PlainModel, plain
 from ..sources.prefilter import make_prefilter
+from ..sources.rewrap import Rewrapper, WrapWidth, joiner
 from ..sources.unwrap import Unwrapper
 from .podinfo import PodLabels
 from .tail import FileTail, Position, StreamTail
@@ -66,6 +67,10 @@ class Stream:
         inner = getattr(self.prefilter, "inner", None) if self._first_sparse is not None else None
         self._hits_and_starts = getattr(inner, "hits_and_starts", None)
         self.unwrap = Unwrapper()
+        #: a terminal's hard wrap (sources/rewrap.py): the width learnt from the lines seen so
+        #: far; while one holds every line is fed (a keyword cut in two is on neither piece)
+        self.wrap = WrapWidth(joiner(self.pipe.parser))
+        self.rewrap = Rewrapper(self.wrap)
         self.stats = InputStats(source=key)
         self.line = 0
         self.ck: tuple[Optional[Position], int, Checkpoint] = (tail.position(), 0, self.pipe.checkpoint())

@@ -8,7 +8,9 @@ number of recognised lines kept for the report, not on the size of the input.
 the lines that hold a pack keyword (or bytes that change a line's text, or the start of a
 wrapped record) are decoded and fed, plus every line while the pipeline holds something open
 (a multi-line event, a partial CRI record). The report is the same as feeding every line
-(``prefilter="off"``); ``tests/test_prefilter.py`` checks it.
+(``prefilter="off"``); ``tests/test_prefilter.py`` checks it. Lines a terminal hard-wrapped
+are rejoined before the unwrapper (``sources/rewrap.py``); while an input shows a wrap width the
+reader yields every line, so a keyword cut in two still reaches the matcher.
 """
 from __future__ import annotations
 

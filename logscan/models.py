@@ -44,6 +44,9 @@ class Record(PlainModel):
     pid: Optional[int] = None
     prefix_format: Optional[str] = None  #: id of the line-prefix format that parsed the line
     truncated: bool = False  #: the physical line was longer than the reader's limit and was cut
+    #: the last physical line of a line a terminal hard-wrapped, joined from its pieces
+    #: (``sources/rewrap.py``); None for a record of one line
+    end_line: Optional[int] = None
 
 
 @plain(eq=False)

@@ -130,15 +130,17 @@ class Pipeline:
         if self.skip_reason is None:
             self.skip_reason = f"line {line}: {type(exc).__name__}: {str(exc)[:200]}"
 
-    def feed(self, line: int, text: str, truncated: bool = False) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
+    def feed(self, line: int, text: str, truncated: bool = False,
+             end_line: Optional[int] = None) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         """Feed one unwrapped line; yields ``(event, None)`` and ``(None, closed_run)`` items.
+        ``end_line``: the last physical line of a record joined from hard-wrapped pieces.
 
         A line that cannot be parsed or matched (a value past an internal bound) is a counted
         skip (``skipped_lines``, the first one's reason in ``skip_reason``), never an exception.
         """
         text = safe_text(text)
         try:
-            rec = self.parser.parse(self.source, line, text, truncated)
+            rec = self.parser.parse(self.source, line, text, truncated, end_line)
             hits = self.matcher.stats.prefilter_hits
             events = list(self.matcher.feed(rec))
         except _SKIP as exc:
@@ -254,13 +256,14 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
                     for rec in unwrapper.feed(n, text, trunc):
                         if rec[2] and not trunc:  # a joined CRI/Docker record cut at the unwrapper's cap
                             stats.truncated_lines += 1
-                        items.extend(pipe.feed(*rec))
+                        items.extend(pipe.feed(*rec, end_line=rewrapper.end_of(rec[0])))
 
             try:
                 for n, text, trunc in reader:
                     unwrapped(rewrapper.feed(n, text, trunc))
-                    # a partial record or a multi-line event is open: the reader must not skip
-                    reader.hold = unwrapper.pending or not pipe.quiescent
+                    # a partial record, a multi-line event or a line of the wrap width (its rest
+                    # may follow) is open: the reader must not skip
+                    reader.hold = unwrapper.pending or not pipe.quiescent or rewrapper.pending
                     if items:
                         _collect(items, report, index)
                         index = len(report.runs)

@@ -137,3 +137,36 @@ def test_the_unwrapped_log_reads_as_before(tmp_path):
     path.write_text(VLLM_001, encoding="utf-8")
     got = json.loads(scan_inputs([str(path)]).model_dump_json())
     assert "MarlinLinearKernel" in _kernels(got)
+
+
+def test_a_joined_record_ends_at_its_last_piece():
+    w = 80
+    lines = _wrap(VLLM_001, w).split("\n")[:-1]
+    original = VLLM_001.split("\n")[3]
+    first = lines.index(original[:w]) + 1
+    width = rewrap.WrapWidth(_joiner())
+    raw = "\n".join(lines).encode() + b"\n"
+    width.measure(raw, len(raw))
+    rw = rewrap.Rewrapper(width)
+    ends = {}
+    for n, line in enumerate(lines, 1):
+        for rec in rw.feed(n, line):
+            ends[rec[0]] = rw.end_of(rec[0])
+    assert ends[first] == first + 2  # three pieces
+    assert rw.end_of(10_000) is None
+
+
+@pytest.mark.parametrize("backend", available_backends())
+def test_the_line_after_a_held_line_is_read_even_without_a_keyword(tmp_path, backend, monkeypatch):
+    """A held line of the longest length waits for the next line: the reader must hand it on
+    (hypothesis found a kernel-not-found event whose keyword-free next line was skipped)."""
+    from logscan.sources import reader
+    data = (b"\x00(EngineCore_DP0 pid=9) ERROR 01-07 13:43:10 [core.py:700] ValueError: Failed to find a kernel "
+            b"that can implement the WNA16 linear layer. Reasons: \n\x01\n(Worker_TP0 pid=7) INFO 01-07 "
+            b"13:43:10 [modelopt.py:916] Using flashinfer-cutlass for NVFP4 GEMM")
+    path = tmp_path / "h.log"
+    path.write_bytes(data)
+    monkeypatch.setattr(reader, "CHUNK", 3)
+    got = json.loads(scan_inputs([str(path)], prefilter=backend).model_dump_json())
+    off = json.loads(scan_inputs([str(path)], prefilter="off").model_dump_json())
+    assert got == off

@@ -245,7 +245,7 @@ class Follower:
         """Feed records of joined hard-wrapped lines (``Rewrapper``) through the unwrapper and the pipeline."""
         for line, text, truncated in records:
             for n, body, trunc in s.unwrap.feed(line, text, truncated):
-                for ev, run in s.pipe.feed(n, body, trunc):
+                for ev, run in s.pipe.feed(n, body, trunc, s.rewrap.end_of(n)):
                     if ev is not None:
                         s.dirty = True
                     if run is not None:

@@ -157,8 +157,10 @@ class PrefixParser:
             pos = m.end()
         return pos
 
-    def parse(self, source: str, line: int, text: str, truncated: bool = False) -> Record:
-        """Parse one line; a line with no known prefix keeps its whole text as the message."""
+    def parse(self, source: str, line: int, text: str, truncated: bool = False,
+              end_line: Optional[int] = None) -> Record:
+        """Parse one line; a line with no known prefix keeps its whole text as the message.
+        ``end_line``: the last physical line of a record joined from hard-wrapped pieces."""
         pos = 0
         last: list[str] = []
         self.last_formats = last
@@ -217,5 +219,5 @@ class PrefixParser:
         return Record(
             source=source, line=line, message=text[pos:], level=level, timestamp=timestamp,
             fileinfo=fileinfo, process=process, rank=rank, pid=pid, prefix_format=fmt,
-            truncated=truncated,
+            truncated=truncated, end_line=end_line,
         )

@@ -142,8 +142,9 @@ class Rewrapper:
     def __init__(self, width: WrapWidth, max_len: int = 1 << 20):
         self.width = width
         self.max_len = max_len
-        self._held: Optional[list] = None  # [first line, parts, length, truncated, last piece's length]
+        self._held: Optional[list] = None  # [first line, parts, length, truncated, last piece's length, last line]
         self.joined = 0  #: lines appended to the line before them
+        self._last: tuple[int, int] = (0, 0)  #: (first line, last line) of the last joined record
 
     @property
     def pending(self) -> bool:
@@ -166,12 +167,13 @@ class Rewrapper:
                 else:
                     held[3] = True
                 held[4] = len(text)
+                held[5] = n
                 if len(text) == w and not trunc and ww.probable:
                     return out  # cut again: the next piece may follow
                 return self.flush()
             out = self.flush()
         if len(text) == ww.max and not trunc and ww.probable:
-            self._held = [n, [text], len(text), trunc, len(text)]
+            self._held = [n, [text], len(text), trunc, len(text), n]
             return out
         out.append((n, text, trunc))
         return out
@@ -181,7 +183,15 @@ class Rewrapper:
         held, self._held = self._held, None
         if held is None:
             return []
+        if held[5] != held[0]:
+            self._last = (held[0], held[5])
         return [(held[0], "".join(held[1]), held[3])]
+
+    def end_of(self, line: int) -> Optional[int]:
+        """The last physical line of the joined record that starts at ``line`` (the one the
+        unwrapper hands on last), or None when that line stands alone."""
+        first, last = self._last
+        return last if first == line else None
 
 
 #: the last character of a table or box row (nvidia-smi, rich tracebacks, Triton's model table):

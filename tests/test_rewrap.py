@@ -170,3 +170,48 @@ def test_the_line_after_a_held_line_is_read_even_without_a_keyword(tmp_path, bac
     got = json.loads(scan_inputs([str(path)], prefilter=backend).model_dump_json())
     off = json.loads(scan_inputs([str(path)], prefilter="off").model_dump_json())
     assert got == off
+
+
+def _follow(path, monkeypatch, mode: str, end: bool = True):
+    import io
+
+    from logscan.follow.runner import Follower
+    from logscan.packs.loader import load_packs, patterns_root
+
+    monkeypatch.setenv("LOGSCAN_PREFILTER", mode)
+    out = io.StringIO()
+    f = Follower([str(path)], load_packs(patterns_root()), out, idle_flush=0.0)
+    f.poll_once()
+    if end:
+        f.end_all()
+    return f, out.getvalue()
+
+
+@pytest.mark.parametrize("mode", ["auto", "python", "off"])
+def test_follow_reads_a_hard_wrapped_start_up(tmp_path, monkeypatch, mode):
+    # the start-up twice, cut at 93 ('Using Marli' | 'nLinearKernel'): the first cuts teach the
+    # width, the second start's kernel line is joined and read
+    first = VLLM_001.split("\n")[0]
+    w = first.index("MarlinLinearKernel") + 5
+    path = tmp_path / "wrapped.log"
+    path.write_text(_wrap(VLLM_001, w) * 2, encoding="utf-8")
+    _, out = _follow(path, monkeypatch, mode)
+    assert "MarlinLinearKernel" in out
+    _, reference = _follow(path, monkeypatch, "off")
+    assert out == reference
+
+
+def test_follow_holds_a_line_of_the_width_until_a_quiet_spell(tmp_path, monkeypatch):
+    w = 100
+    lines = _wrap(VLLM_001, w).split("\n")[:-1]
+    last = ("(VllmWorkerProcess pid=67498) INFO 12-11 21:46:50 model_runner.py:1072] Loading model "
+            "weights took 4.0 GB and 2.1 s")[:w]
+    path = tmp_path / "wrapped.log"
+    path.write_text("\n".join(lines + [last]) + "\n", encoding="utf-8")
+    f, _ = _follow(path, monkeypatch, "auto", end=False)
+    (stream,) = f.streams.values()
+    assert stream.wrap.width == w and stream.rewrap.pending  # its rest may still come
+    f.poll_once()  # nothing new: the idle flush (0 s here) hands the held line on
+    assert not stream.rewrap.pending
+    assert stream.ck[1] == stream.line  # a checkpoint again, after the last line
+    f.end_all()

@@ -215,3 +215,27 @@ def test_follow_holds_a_line_of_the_width_until_a_quiet_spell(tmp_path, monkeypa
     assert not stream.rewrap.pending
     assert stream.ck[1] == stream.line  # a checkpoint again, after the last line
     f.end_all()
+
+
+@pytest.mark.parametrize("backend", available_backends() + ["off"])
+def test_a_sentence_whose_pieces_hold_no_keyword_is_read(tmp_path, backend):
+    """'vLLM s' | 'erver version 0.26.0': neither piece holds a prefilter keyword, so the reader
+    must yield every line while a width holds (LineReader.wrap), not only the prefiltered ones."""
+    version = "(APIServer pid=1) INFO 01-07 13:43:10 [api_utils.py:88] vLLM server version 0.26.0, serving model m"
+    w = version.index("vLLM server") + len("vLLM s")
+    path = tmp_path / "wrapped.log"
+    path.write_text(_wrap(version + "\n" + VLLM_001, w), encoding="utf-8")
+    got = json.loads(scan_inputs([str(path)], prefilter=backend).model_dump_json())
+    assert got["runs"][0]["engine"]["version"] == "0.26.0"
+
+
+@pytest.mark.parametrize("mode", ["auto", "python"])
+def test_follow_reads_a_sentence_whose_pieces_hold_no_keyword(tmp_path, monkeypatch, mode):
+    version = "(APIServer pid=1) INFO 01-07 13:43:10 [api_utils.py:88] vLLM server version 0.26.0, serving model m"
+    w = version.index("vLLM server") + len("vLLM s")
+    path = tmp_path / "wrapped.log"
+    path.write_text(_wrap(VLLM_001 + version + "\n" + VLLM_001, w), encoding="utf-8")
+    _, out = _follow(path, monkeypatch, mode)
+    assert '"0.26.0"' in out
+    _, reference = _follow(path, monkeypatch, "off")
+    assert out == reference

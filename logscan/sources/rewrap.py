@@ -10,22 +10,24 @@ SGLang ``... for W8A8 Block FP8 kernel.`` line or an exception line was lost.
 
 Two parts, both per input:
 
-- ``WrapWidth`` learns the wrap width from line lengths (characters after ANSI codes, ``\\r``
-  and NUL are removed, before any wrapper is taken off): the longest length seen, once at least
-  ``CONFIRM`` lines reach it exactly and it is at least ``MIN_WIDTH``. A terminal cuts at exactly
-  ``W``, so no line exceeds it and every cut line leaves a piece of exactly ``W``; a longer line
-  seen later moves the maximum and withdraws the width (streaming: the decision uses what has
-  been seen so far). ``LineReader`` measures each chunk before it yields a line of it and, while
-  a width is confirmed, yields every line (the prefilter cannot see a keyword cut in two, so the
-  pieces must reach the matcher joined; reports equal those without the prefilter).
-- ``Rewrapper`` joins: a line of exactly ``W`` characters is held (one record at most) until the
-  next line; if that line does not start a line of its own (``starts``: an engine's process tag
-  or line prefix after the wrappers, a timestamp wrapper, a Python traceback's ``Traceback`` /
-  ``File "`` / chained-exception / exception line, a blank line), it is appended, and held
-  again while it is itself ``W`` long (a line cut in three or more pieces). The joined record keeps the first
-  line's number (evidence points at the real line where the sentence starts); the lines it
-  took are counted in ``joined``. A line exactly ``W`` long that was not cut is followed by a
-  line that starts one, so it stands alone.
+- ``WrapWidth`` learns the wrap width from line lengths (characters after ANSI codes, ``\r``
+  and NUL are removed, before any wrapper is taken off): the longest length seen, at least
+  ``MIN_WIDTH``, once ``CONFIRM`` lines of exactly that length were each followed by a line the
+  join test accepts as their rest (a cut). A terminal cuts at exactly ``W``, so no line exceeds
+  it; a longer line seen later moves the maximum and withdraws the width (streaming: the decision
+  uses what has been seen so far). ``LineReader`` measures each chunk before it yields a line of
+  it and, while a width holds, yields every line (a keyword cut in two is on neither piece, so
+  the prefilter cannot select them; reports equal those without the prefilter).
+- ``joiner`` is the join test: the next line is the rest of a line of the width unless it is
+  blank or indented, starts a line of its own (an engine's process tag or line prefix after the
+  wrappers, a wrapper holding a digit such as an outer timestamp, ``_GENERIC_START``), begins as
+  the line does (the next row of a table, the next of eight ranks' same message), or the line
+  ends a table row or is a rule. So a line exactly ``W`` long that was not cut stands alone.
+- ``Rewrapper`` joins: a line of the longest length is held (one record at most) until the next
+  line; if the width holds and the join test accepts that line, it is appended, and held again
+  while it is itself ``W`` long (a line cut in three or more pieces). The joined record keeps
+  the first line's number (evidence points at the real line where the sentence starts) and
+  reports its last (``end_of``); the lines it took are counted in ``joined``.
 
 Facts: terminals wrap at the column count (xterm, tmux ``capture-pane`` without ``-J``, the
 browser consoles); the join test's line starts are CPython's traceback shapes

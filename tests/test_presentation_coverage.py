@@ -19,6 +19,15 @@ ARTIFACTS: set[tuple[str, str]] = {
     # pieces begin with '(SGLangWorker pid=...)' tags and are read as lines of their own, which
     # is what the engine printed; the failed start it then shows the flattened line hides
     ("hard-wrap-120", "sglang-107.log"),
+} | {
+    # sglang-101 is itself a paste hard-wrapped at 235 columns (sources/rewrap.py joins its
+    # pieces, so its run ends at the last piece, line 5). A presentation that puts a prefix on
+    # every line puts one on each piece too, as if the engine had printed them as lines (a
+    # terminal wraps the prefixed line instead): the cut is then not joined and the run ends at
+    # line 4, the last piece's line before it. Only the span differs; the score is the same.
+    (name, "sglang-101.log") for name in (
+        "markdown-quote", "compose", "kubectl-timestamps", "journald", "cri", "docker-json",
+        "github-actions", "grafana-loki", "relay-bracketed", "indent-4")
 }
 #: hard-wrap losses of a log with ONE line cut ONCE: a single cut is no evidence of a width
 #: (``sources/rewrap.CONFIRM``; a natural line as long as the longest followed by an unprefixed

@@ -271,6 +271,8 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
             except interrupt.Interrupted:  # SIGINT/SIGTERM: what was read is reported, marked
                 stats.error = interrupt.note(reader.n)
             unwrapped(rewrapper.flush())
+            if rewrapper.joined:  # said in the input's notes (formats/inputs.py)
+                stats.rejoined_lines, stats.wrap_width = rewrapper.joined, width.width or width.max
             for rec in unwrapper.flush():
                 if rec[2]:  # a partial record the input never finished
                     stats.truncated_lines += 1

@@ -239,3 +239,16 @@ def test_follow_reads_a_sentence_whose_pieces_hold_no_keyword(tmp_path, monkeypa
     assert '"0.26.0"' in out
     _, reference = _follow(path, monkeypatch, "off")
     assert out == reference
+
+
+def test_the_report_says_how_many_lines_were_rejoined(tmp_path):
+    path = tmp_path / "wrapped.log"
+    path.write_text(_wrap(VLLM_001, 100), encoding="utf-8")
+    st = json.loads(scan_inputs([str(path)]).model_dump_json())["inputs"][0]
+    cut = sum(max(0, -(-len(line) // 100) - 1) for line in VLLM_001.split("\n"))
+    assert st["wrap_width"] == 100 and 0 < st["rejoined_lines"] <= cut
+    assert any("hard-wrapped it at 100 columns" in w for w in st["warnings"])
+    plain = tmp_path / "plain.log"
+    plain.write_text(VLLM_001, encoding="utf-8")
+    st = json.loads(scan_inputs([str(plain)]).model_dump_json())["inputs"][0]
+    assert "rejoined_lines" not in st and "wrap_width" not in st

@@ -19,7 +19,7 @@ Two parts, both per input:
   it and, while a width holds, yields every line (a keyword cut in two is on neither piece, so
   the prefilter cannot select them; reports equal those without the prefilter).
 - ``joiner`` is the join test: the next line is the rest of a line of the width unless it is
-  blank or indented, starts a line of its own (an engine's process tag or line prefix after the
+  blank or indented (or the line ended a sentence and the next begins with a blank), starts a line of its own (an engine's process tag or line prefix after the
   wrappers, a wrapper holding a digit such as an outer timestamp, ``_GENERIC_START``), begins as
   the line does (the next row of a table, the next of eight ranks' same message), or the line
   ends a table row or is a rule. So a line exactly ``W`` long that was not cut stands alone.
@@ -218,6 +218,8 @@ def joiner(parser) -> Callable[[str, str], bool]:
     def joins(line: str, nxt: str) -> bool:
         if not nxt.strip() or line[-1:] in _ROW_END or _INDENTED.match(nxt) or len(set(line)) == 1:
             return False  # a blank, a table row, an indented line; a rule line ('-----') is whole
+        if line[-1:] in ".!?" and nxt[:1] in " \t":
+            return False  # a sentence ended and a line begins with a blank (TGI's ' rank=0' span line)
         a, b = _KIND.match(line), _KIND.match(nxt)
         if a is not None and b is not None and a.group() == b.group():
             return False

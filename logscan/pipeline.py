@@ -55,22 +55,28 @@ def _kept(ev: Event) -> dict:
 class Checkpoint:
     """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
 
-    __slots__ = ("_events", "_n", "formats", "context", "named")
+    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes")
 
     def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str],
-                 named: Optional[list[str]] = None):
+                 named: Optional[list[str]] = None, wrap=None):
         self._events, self._n, self.formats, self.context = events, n, formats, context
+        #: the hard-wrap detector's state (``rewrap.WrapWidth.to_json``) and its change count, in follow
+        self.wrap = wrap.to_json() if wrap is not None else None
+        self.wrap_changes = wrap.changes if wrap is not None else 0
         #: engines whose line prefix already named them in this input (``Matcher``: their identity
         #: rules no longer read prefixed lines); without it a restore would name them again
         self.named = list(named or [])
 
     def to_json(self) -> dict:
-        """``{"events": [...], "formats": {...}, "context": ..., "prefix_named": [...]}``, what
-        ``Pipeline.restore`` takes."""
-        return {"events": [{"event": {**ev.model_dump(mode="json"), **_kept(ev)},
-                            "hint": list(hint)}
-                           for ev, hint in self._events[: self._n]],
-                "formats": dict(self.formats), "context": self.context, "prefix_named": list(self.named)}
+        """``{"events": [...], "formats": {...}, "context": ..., "prefix_named": [...]}`` (and
+        ``"wrap"`` in follow), what ``Pipeline.restore`` takes."""
+        out = {"events": [{"event": {**ev.model_dump(mode="json"), **_kept(ev)},
+                           "hint": list(hint)}
+                          for ev, hint in self._events[: self._n]],
+               "formats": dict(self.formats), "context": self.context, "prefix_named": list(self.named)}
+        if self.wrap is not None:
+            out["wrap"] = self.wrap
+        return out
 
 
 class Pipeline:
@@ -99,6 +105,8 @@ class Pipeline:
         #: lines given up because parsing or analysing them raised (see ``feed``), and the first reason
         self.skipped_lines = 0
         self.skip_reason: Optional[str] = None
+        #: the input's hard-wrap detector (``rewrap.WrapWidth``) when its state is checkpointed (follow)
+        self.wrap = None
 
     def _analyse(self, ev: Event, hint: tuple) -> Iterator[Run]:
         closed = False
@@ -182,7 +190,7 @@ class Pipeline:
         if not self.quiescent:
             raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
         named = sorted(e for e, src in self.matcher._prefix_named if src == self.source)
-        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named)
+        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named, self.wrap)
 
     def restore(self, state: dict) -> None:
         """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
@@ -203,6 +211,11 @@ class Pipeline:
             named = state.get("prefix_named", [])  # absent in a state file written before it
             if not isinstance(named, list) or not all(isinstance(e, str) for e in named):
                 raise ValueError(f"bad prefix_named {named!r}")
+            wrap = state.get("wrap")  # absent before the hard-wrap joiner, and in scan
+            if wrap is not None and self.wrap is not None:
+                if not isinstance(wrap, dict):
+                    raise ValueError(f"bad wrap {wrap!r:.200}")
+                self.wrap.restore(wrap)
         except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:  # pydantic's ValidationError is a ValueError
             raise ValueError(f"not a pipeline checkpoint: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.formats.update(formats)

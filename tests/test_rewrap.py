@@ -252,3 +252,24 @@ def test_the_report_says_how_many_lines_were_rejoined(tmp_path):
     plain.write_text(VLLM_001, encoding="utf-8")
     st = json.loads(scan_inputs([str(plain)]).model_dump_json())["inputs"][0]
     assert "rejoined_lines" not in st and "wrap_width" not in st
+
+
+def test_a_follow_restart_keeps_the_learnt_width(tmp_path, monkeypatch):
+    """The width is part of the checkpoint: a follower restarted from the state file joins the
+    next cut as the uninterrupted one does (tests/test_follow_e2e.py's exactly-once scenario
+    found a start failure read otherwise after a restart)."""
+    from logscan.pipeline import Pipeline as P
+
+    width = rewrap.WrapWidth(_joiner())
+    for line in _wrap(VLLM_001, 100).split("\n")[:-1]:
+        width.see(line)
+    pipe = P(default_packs())
+    pipe.wrap = width
+    state = json.loads(json.dumps(pipe.checkpoint().to_json()))
+    assert state["wrap"]["max"] == 100 and state["wrap"]["evidence"] >= 2
+    fresh = P(default_packs())
+    fresh.wrap = rewrap.WrapWidth(_joiner())
+    fresh.restore(state)
+    assert fresh.wrap.width == 100
+    with pytest.raises(ValueError):
+        fresh.restore({**state, "wrap": {"max": "x"}})

@@ -233,7 +233,9 @@ class Follower:
             bad = invalid_lines(raw)
             if bad:
                 s.stats.decode_errors += bad
-            held = s.ck[2] if s.ck[1] == s.line - 1 else s.pipe.checkpoint()  # the pipeline did not move
+            held = s.ck[2]
+            if s.ck[1] != s.line - 1 or held.wrap_changes != s.wrap.changes:
+                held = s.pipe.checkpoint()  # the pipeline (or the wrap detector) moved
             s.ck = (s.tail.position(), s.line, held)
             return
         text = clean(raw, s.stats)

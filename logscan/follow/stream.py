@@ -71,6 +71,7 @@ class Stream:
         #: far; while one holds every line is fed (a keyword cut in two is on neither piece)
         self.wrap = WrapWidth(joiner(self.pipe.parser))
         self.rewrap = Rewrapper(self.wrap)
+        self.pipe.wrap = self.wrap  # its state goes into the checkpoints (a restart reads on the same)
         self.stats = InputStats(source=key)
         self.line = 0
         self.ck: tuple[Optional[Position], int, Checkpoint] = (tail.position(), 0, self.pipe.checkpoint())

@@ -74,7 +74,7 @@ class WrapWidth:
     have one width, or one message repeated by eight ranks, is no wrap.
     """
 
-    __slots__ = ("joins", "max", "evidence", "width", "measured", "_cand", "_stats")
+    __slots__ = ("joins", "max", "evidence", "width", "measured", "_cand", "_stats", "changes")
 
     def __init__(self, joins: Callable[[str, str], bool]) -> None:
         self.joins = joins
@@ -84,6 +84,7 @@ class WrapWidth:
         self.measured = 0  #: bytes measured (``measure``)
         self._cand: Optional[str] = None  #: the last line, when it is of the longest length
         self._stats = InputStats(source="")
+        self.changes = 0  #: how often the state changed (a follow checkpoint is taken again after one)
 
     @property
     def probable(self) -> bool:
@@ -93,17 +94,36 @@ class WrapWidth:
     def see(self, text: str) -> None:
         """Count one clean physical line (the order of the input)."""
         cand, self._cand = self._cand, None
+        n = len(text)
+        if cand is None and n < self.max:
+            return
+        self.changes += 1
         if cand is not None and len(cand) == self.max and self.joins(cand, text):
             self.evidence += 1
-        n = len(text)
         if n >= self.max and n >= MIN_WIDTH:
             if n > self.max:
                 self.max, self.evidence = n, 0
             self._cand = text
         self.width = self.max if self.max >= MIN_WIDTH and self.evidence >= CONFIRM else None
 
+    def to_json(self) -> dict:
+        """The state a follow checkpoint keeps (``restore`` takes it), so a restart reads the
+        following lines as an uninterrupted follow would."""
+        cand = self._cand if self._cand is not None and len(self._cand) <= 65536 else None
+        return {"max": self.max, "evidence": self.evidence, "cand": cand}
+
+    def restore(self, state: dict) -> None:
+        """Take a ``to_json`` state; ``ValueError`` when it is not one."""
+        mx, ev, cand = state.get("max"), state.get("evidence"), state.get("cand")
+        if not (isinstance(mx, int) and isinstance(ev, int) and (cand is None or isinstance(cand, str))):
+            raise ValueError(f"bad wrap state {state!r:.200}")
+        self.max, self.evidence, self._cand = mx, ev, cand
+        self.width = self.max if self.max >= MIN_WIDTH and self.evidence >= CONFIRM else None
+        self.changes += 1
+
     def see_long(self) -> None:
         """A line longer than any terminal (cut by the reader): there is no width."""
+        self.changes += 1
         self._cand = None
         self.max, self.evidence, self.width = 1 << 62, 0, None
 

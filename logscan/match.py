@@ -345,7 +345,7 @@ class Matcher:
                 line=rec.line, rule=r.id, kind=r.kind, source=rec.source, message=msg,
                 groups={k: v for k, v in m.groupdict().items() if v is not None},
                 process=rec.process, rank=rec.rank, level=rec.level, pid=rec.pid,
-                timestamp=rec.timestamp, fileinfo=rec.fileinfo or None,
+                timestamp=rec.timestamp, fileinfo=rec.fileinfo or None, end_line=rec.end_line,
             )
             if len(self._hints) < 4096:
                 self._hints[(ev.line, ev.rule)] = (owner, None if owner else self._context)

@@ -44,6 +44,9 @@ class Record(PlainModel):
     pid: Optional[int] = None
     prefix_format: Optional[str] = None  #: id of the line-prefix format that parsed the line
     truncated: bool = False  #: the physical line was longer than the reader's limit and was cut
+    #: the last physical line of a line a terminal hard-wrapped, joined from its pieces
+    #: (``sources/rewrap.py``); None for a record of one line
+    end_line: Optional[int] = None
 
 
 @plain(eq=False)
@@ -110,8 +113,12 @@ class InputStats(PlainModel):
     #: of the JSON, as ``Run.serving_failure``) when clean and for an input that could not be opened
     #: (``error`` says why). ``formats.inputs.input_warnings``
     warnings: Optional[list[str]] = None
+    #: physical lines appended to the line before them because a terminal hard-wrapped it at
+    #: ``wrap_width`` columns (``sources/rewrap.py``); None (left out of the JSON) when none was
+    rejoined_lines: Optional[int] = None
+    wrap_width: Optional[int] = None
 
-    _omit_none = ("warnings",)
+    _omit_none = ("warnings", "rejoined_lines", "wrap_width")
 
 
 @plain

@@ -8,7 +8,9 @@ number of recognised lines kept for the report, not on the size of the input.
 the lines that hold a pack keyword (or bytes that change a line's text, or the start of a
 wrapped record) are decoded and fed, plus every line while the pipeline holds something open
 (a multi-line event, a partial CRI record). The report is the same as feeding every line
-(``prefilter="off"``); ``tests/test_prefilter.py`` checks it.
+(``prefilter="off"``); ``tests/test_prefilter.py`` checks it. Lines a terminal hard-wrapped
+are rejoined before the unwrapper (``sources/rewrap.py``); while an input shows a wrap width the
+reader yields every line, so a keyword cut in two still reaches the matcher.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from .sources import interrupt
 from .sources.prefilter import make_prefilter
 from .sources.reader import InputError, LineReader, open_input
 from .sources.safe import safe_text
+from .sources.rewrap import Rewrapper, WrapWidth, joiner
 from .sources.unwrap import Unwrapper
 
 #: Events kept in a report's ``events`` list at most (the rest still feed the analysis).
@@ -52,22 +55,28 @@ def _kept(ev: Event) -> dict:
 class Checkpoint:
     """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
 
-    __slots__ = ("_events", "_n", "formats", "context", "named")
+    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes")
 
     def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str],
-                 named: Optional[list[str]] = None):
+                 named: Optional[list[str]] = None, wrap=None):
         self._events, self._n, self.formats, self.context = events, n, formats, context
+        #: the hard-wrap detector's state (``rewrap.WrapWidth.to_json``) and its change count, in follow
+        self.wrap = wrap.to_json() if wrap is not None else None
+        self.wrap_changes = wrap.changes if wrap is not None else 0
         #: engines whose line prefix already named them in this input (``Matcher``: their identity
         #: rules no longer read prefixed lines); without it a restore would name them again
         self.named = list(named or [])
 
     def to_json(self) -> dict:
-        """``{"events": [...], "formats": {...}, "context": ..., "prefix_named": [...]}``, what
-        ``Pipeline.restore`` takes."""
-        return {"events": [{"event": {**ev.model_dump(mode="json"), **_kept(ev)},
-                            "hint": list(hint)}
-                           for ev, hint in self._events[: self._n]],
-                "formats": dict(self.formats), "context": self.context, "prefix_named": list(self.named)}
+        """``{"events": [...], "formats": {...}, "context": ..., "prefix_named": [...]}`` (and
+        ``"wrap"`` in follow), what ``Pipeline.restore`` takes."""
+        out = {"events": [{"event": {**ev.model_dump(mode="json"), **_kept(ev)},
+                           "hint": list(hint)}
+                          for ev, hint in self._events[: self._n]],
+               "formats": dict(self.formats), "context": self.context, "prefix_named": list(self.named)}
+        if self.wrap is not None:
+            out["wrap"] = self.wrap
+        return out
 
 
 class Pipeline:
@@ -96,6 +105,8 @@ class Pipeline:
         #: lines given up because parsing or analysing them raised (see ``feed``), and the first reason
         self.skipped_lines = 0
         self.skip_reason: Optional[str] = None
+        #: the input's hard-wrap detector (``rewrap.WrapWidth``) when its state is checkpointed (follow)
+        self.wrap = None
 
     def _analyse(self, ev: Event, hint: tuple) -> Iterator[Run]:
         closed = False
@@ -127,15 +138,17 @@ class Pipeline:
         if self.skip_reason is None:
             self.skip_reason = f"line {line}: {type(exc).__name__}: {str(exc)[:200]}"
 
-    def feed(self, line: int, text: str, truncated: bool = False) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
+    def feed(self, line: int, text: str, truncated: bool = False,
+             end_line: Optional[int] = None) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         """Feed one unwrapped line; yields ``(event, None)`` and ``(None, closed_run)`` items.
+        ``end_line``: the last physical line of a record joined from hard-wrapped pieces.
 
         A line that cannot be parsed or matched (a value past an internal bound) is a counted
         skip (``skipped_lines``, the first one's reason in ``skip_reason``), never an exception.
         """
         text = safe_text(text)
         try:
-            rec = self.parser.parse(self.source, line, text, truncated)
+            rec = self.parser.parse(self.source, line, text, truncated, end_line)
             hits = self.matcher.stats.prefilter_hits
             events = list(self.matcher.feed(rec))
         except _SKIP as exc:
@@ -177,7 +190,7 @@ class Pipeline:
         if not self.quiescent:
             raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
         named = sorted(e for e, src in self.matcher._prefix_named if src == self.source)
-        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named)
+        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named, self.wrap)
 
     def restore(self, state: dict) -> None:
         """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
@@ -198,6 +211,11 @@ class Pipeline:
             named = state.get("prefix_named", [])  # absent in a state file written before it
             if not isinstance(named, list) or not all(isinstance(e, str) for e in named):
                 raise ValueError(f"bad prefix_named {named!r}")
+            wrap = state.get("wrap")  # absent before the hard-wrap joiner, and in scan
+            if wrap is not None and self.wrap is not None:
+                if not isinstance(wrap, dict):
+                    raise ValueError(f"bad wrap {wrap!r:.200}")
+                self.wrap.restore(wrap)
         except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:  # pydantic's ValidationError is a ValueError
             raise ValueError(f"not a pipeline checkpoint: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.formats.update(formats)
@@ -241,22 +259,33 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
         pipe = Pipeline(packs, source=safe_text(name), gpu=gpu, cuda=cuda, engine_version=engine_version)
         try:
             items: list = []
-            reader = LineReader(fh, stats, pf)
+            width = WrapWidth(joiner(pipe.parser))  # a terminal's hard wrap (sources/rewrap.py)
+            reader = LineReader(fh, stats, pf, wrap=width)
+            rewrapper = Rewrapper(width)
             unwrapper = Unwrapper()
-            try:
-                for n, text, trunc in reader:
+
+            def unwrapped(lines) -> None:
+                for n, text, trunc in lines:
                     for rec in unwrapper.feed(n, text, trunc):
                         if rec[2] and not trunc:  # a joined CRI/Docker record cut at the unwrapper's cap
                             stats.truncated_lines += 1
-                        items.extend(pipe.feed(*rec))
-                    # a partial record or a multi-line event is open: the reader must not skip
-                    reader.hold = unwrapper.pending or not pipe.quiescent
+                        items.extend(pipe.feed(*rec, end_line=rewrapper.end_of(rec[0])))
+
+            try:
+                for n, text, trunc in reader:
+                    unwrapped(rewrapper.feed(n, text, trunc))
+                    # a partial record, a multi-line event or a line of the wrap width (its rest
+                    # may follow) is open: the reader must not skip
+                    reader.hold = unwrapper.pending or not pipe.quiescent or rewrapper.pending
                     if items:
                         _collect(items, report, index)
                         index = len(report.runs)
                         items.clear()
             except interrupt.Interrupted:  # SIGINT/SIGTERM: what was read is reported, marked
                 stats.error = interrupt.note(reader.n)
+            unwrapped(rewrapper.flush())
+            if rewrapper.joined:  # said in the input's notes (formats/inputs.py)
+                stats.rejoined_lines, stats.wrap_width = rewrapper.joined, width.width or width.max
             for rec in unwrapper.flush():
                 if rec[2]:  # a partial record the input never finished
                     stats.truncated_lines += 1

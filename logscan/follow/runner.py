@@ -32,11 +32,11 @@ from typing import IO, TYPE_CHECKING, Optional, Union
 
 from ..models import Run
 from ..packs.loader import PackSet
-from ..sources.reader import clean, invalid_lines
 from .podinfo import PodLabels, labels_from_path
 from .pieces import _ROTATED
 from .statefile import STATE_VERSION, load_state, write_state
 from .stream import KEEP_RUNS, FollowRecord, Stream, new_records
+from .feeding import feed_line, feed_records
 from .tail import FileTail, Position, StreamTail
 
 if TYPE_CHECKING:  # importing .metrics imports prometheus-client (start-up: deferred.py)
@@ -218,35 +218,18 @@ class Follower:
 
     # -- feeding -------------------------------------------------------------------------
     def _feed_line(self, s: Stream, i: int, raw: bytes, truncated: bool, pos: Optional[Position]) -> None:
-        """Feed line ``i`` of the batch ``s.plan`` was given; ``pos``: the tail's position after it."""
-        s.line += 1
-        s.stats.lines += 1
-        s.stats.bytes += len(raw) + 1
-        if s.prefilter is None or truncated or s.unwrap.pending or not s.pipe.quiescent:
-            s.sparse_armed = True  # fed unseen: it may fire a start marker
-        elif not s.wanted_at(i):
-            # as ``scan``'s reader does: a line with no keyword (nor a byte that alters text, nor
-            # the start of a wrapped record) while nothing is gathering is counted, not decoded
-            bad = invalid_lines(raw)
-            if bad:
-                s.stats.decode_errors += bad
-            held = s.ck[2] if s.ck[1] == s.line - 1 else s.pipe.checkpoint()  # the pipeline did not move
-            s.ck = (pos, s.line, held)
-            return
-        text = clean(raw, s.stats)
-        for n, body, trunc in s.unwrap.feed(s.line, text, truncated):
-            for ev, run in s.pipe.feed(n, body, trunc):
-                if ev is not None:
-                    s.dirty = True
-                if run is not None:
-                    self._report(s, run)
-        if not s.unwrap.pending and s.pipe.quiescent:
-            s.ck = (pos, s.line, s.pipe.checkpoint())
+        """Feed line ``i`` of the batch ``s.plan`` was given (``feeding.feed_line``)."""
+        feed_line(s, i, raw, truncated, pos, self._report)
+
+    def _feed_records(self, s: Stream, records) -> None:
+        """Feed records of joined hard-wrapped lines (``feeding.feed_records``)."""
+        feed_records(s, records, self._report)
 
     def _finish(self, s: Stream) -> None:
         """End of a stream: flush partial records and close the open run."""
         if s.done:
             return
+        self._feed_records(s, s.rewrap.flush())
         for n, body, trunc in s.unwrap.flush():
             if self.metrics:
                 self.metrics.lines_dropped(s.labels, 1)
@@ -315,6 +298,11 @@ class Follower:
         now = time.monotonic()
         if s.stats.lines != before_lines:
             s.last_data = now
+        elif s.rewrap.pending and now - s.last_data >= self.idle_flush:
+            # a line of the wrap width waited for its rest: a quiet spell ends the wait (one line at most)
+            self._feed_records(s, s.rewrap.flush())
+            if not s.unwrap.pending and s.pipe.quiescent:
+                s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
         elif not s.pipe.quiescent and now - s.last_data >= self.idle_flush:
             for ev, run in s.pipe.flush_pending():  # a multi-line message that got no more lines
                 if ev is not None:

@@ -18,6 +18,7 @@ from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
 from ..plain import PlainModel, plain
 from ..sources.prefilter import make_prefilter
+from ..sources.rewrap import Rewrapper, WrapWidth, joiner
 from ..sources.unwrap import Unwrapper
 from .podinfo import PodLabels
 from .tail import FileTail, Position, StreamTail
@@ -75,6 +76,11 @@ class Stream:
         self._start_lines: set[int] = set()
         self._sparse_at: tuple[int, Optional[int]] = (-1, None)
         self.unwrap = Unwrapper()
+        #: a terminal's hard wrap (sources/rewrap.py): the width learnt from the lines seen so
+        #: far; while one holds every line is fed (a keyword cut in two is on neither piece)
+        self.wrap = WrapWidth(joiner(self.pipe.parser))
+        self.rewrap = Rewrapper(self.wrap)
+        self.pipe.wrap = self.wrap  # its state goes into the checkpoints (a restart reads on the same)
         self.stats = InputStats(source=key)
         self.line = 0
         self.ck: tuple[Optional[Position], int, Checkpoint] = (tail.position(), 0, self.pipe.checkpoint())

@@ -47,6 +47,9 @@ def input_warnings(st) -> list[str]:
         named = ", ".join(map(str, st.over_budget_at)) + (" ..." if st.over_budget_lines > len(st.over_budget_at) else "")
         parts.append(f"{st.over_budget_lines} line(s) over the per-line matching budget, not every rule tried "
                      f"(line {named})")
+    if st.rejoined_lines:
+        parts.append(f"{st.rejoined_lines} line(s) rejoined to the line before: a terminal hard-wrapped "
+                     f"it at {st.wrap_width} columns")
     if st.warning:
         parts.append(st.warning)
     if st.error:

@@ -140,8 +140,28 @@ class PrefixParser:
         return (self._processes.match(text, pos)[0] is not None
                 or self._prefixes.match(text, pos)[0] is not None)
 
-    def parse(self, source: str, line: int, text: str, truncated: bool = False) -> Record:
-        """Parse one line; a line with no known prefix keeps its whole text as the message."""
+    def prefix_at(self, text: str, pos: int = 0) -> bool:
+        """Whether an engine's process tag or line prefix starts at ``pos`` (no side effect)."""
+        return self._prefix_at(text, pos)
+
+    def after_wrappers(self, text: str) -> int:
+        """Where the engine line begins once the wrappers are taken off, as ``parse`` does
+        (without its counters or inline-code handling): the hard-wrap joiner's start test."""
+        pos = 0
+        for _ in range(3):
+            m, w = self._wrappers.match(text, pos, nonempty=True)
+            if m is None:
+                break
+            if (self.wrappers[w].spec.unless_own_prefix and not self._prefix_at(text, m.end())
+                    and self._prefix_at(text, pos)):
+                break
+            pos = m.end()
+        return pos
+
+    def parse(self, source: str, line: int, text: str, truncated: bool = False,
+              end_line: Optional[int] = None) -> Record:
+        """Parse one line; a line with no known prefix keeps its whole text as the message.
+        ``end_line``: the last physical line of a record joined from hard-wrapped pieces."""
         pos = 0
         last: list[str] = []
         self.last_formats = last
@@ -200,5 +220,5 @@ class PrefixParser:
         return Record(
             source=source, line=line, message=text[pos:], level=level, timestamp=timestamp,
             fileinfo=fileinfo, process=process, rank=rank, pid=pid, prefix_format=fmt,
-            truncated=truncated,
+            truncated=truncated, end_line=end_line,
         )

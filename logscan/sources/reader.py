@@ -60,8 +60,11 @@ class LineReader:
     """
 
     def __init__(self, fh: BinaryIO, stats: InputStats, prefilter=None, max_line: int = MAX_LINE,
-                 chunk_size: Optional[int] = None):
+                 chunk_size: Optional[int] = None, wrap=None):
         self.fh = fh
+        #: a ``rewrap.WrapWidth`` to measure each chunk with before its lines are yielded; while
+        #: it holds a width every line is yielded (a keyword a terminal cut in two is on no line)
+        self.wrap = wrap
         self.stats = stats
         self.prefilter = prefilter
         self.max_line = max(1, max_line)
@@ -254,6 +257,8 @@ class LineReader:
                 hits, ascii, counts = found if isinstance(found, tuple) else found.result()  # a search worker's future
                 yield from self._chunk(item[1], item[2], hits, ascii, counts)
             elif kind == "long":
+                if self.wrap is not None:
+                    self.wrap.see_long()
                 yield self._line(item[1], 0, True)
             else:
                 st.bytes += item[1]
@@ -337,6 +342,11 @@ class LineReader:
         are left alone.
         """
         find = buf.find
+        wrap = self.wrap
+        if wrap is not None and wrap.wants():
+            wrap.measure(buf, cut)
+            if wrap.width is not None:
+                hits = None  # the pieces of a wrapped line must reach the joiner (sources/rewrap.py)
         if hits is None:
             pos = 0
             while pos < cut:

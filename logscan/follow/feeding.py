@@ -1,0 +1,56 @@
+"""Feeding one followed line (or the joined records of hard-wrapped lines) through a stream's
+pipeline: the prefilter's answer for the line, the wrap detector, the unwrapper, the checkpoint
+(``Follower._feed_line`` / ``_feed_records`` call these; split from ``runner.py`` to keep it small).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ..models import Run
+from ..sources.reader import clean, invalid_lines
+from .stream import Stream
+from .tail import Position
+
+#: ``Follower._report``: print what of a run is new
+Report = Callable[[Stream, Run], None]
+
+
+def feed_line(s: Stream, i: int, raw: bytes, truncated: bool, pos: Optional[Position], report: Report) -> None:
+    """Feed line ``i`` of the batch ``s.plan`` was given; ``pos``: the tail's position after it."""
+    s.line += 1
+    s.stats.lines += 1
+    s.stats.bytes += len(raw) + 1
+    if truncated:
+        s.wrap.see_long()
+    else:
+        s.wrap.see_raw(raw)
+    if (s.prefilter is None or truncated or s.unwrap.pending or not s.pipe.quiescent
+            or s.rewrap.pending or s.wrap.width is not None
+            or (s.wrap.probable and len(raw) >= s.wrap.max)):  # a wrap's piece may hold half a keyword
+        s.sparse_armed = True  # fed unseen: it may fire a start marker
+    elif not s.wanted_at(i):
+        # as ``scan``'s reader does: a line with no keyword (nor a byte that alters text, nor
+        # the start of a wrapped record) while nothing is gathering is counted, not decoded
+        bad = invalid_lines(raw)
+        if bad:
+            s.stats.decode_errors += bad
+        held = s.ck[2]
+        if s.ck[1] != s.line - 1 or held.wrap_changes != s.wrap.changes:
+            held = s.pipe.checkpoint()  # the pipeline (or the wrap detector) moved
+        s.ck = (pos, s.line, held)
+        return
+    text = clean(raw, s.stats)
+    feed_records(s, s.rewrap.feed(s.line, text, truncated), report)
+    if not s.unwrap.pending and not s.rewrap.pending and s.pipe.quiescent:
+        s.ck = (pos, s.line, s.pipe.checkpoint())
+
+
+def feed_records(s: Stream, records, report: Report) -> None:
+    """Feed records of joined hard-wrapped lines (``Rewrapper``) through the unwrapper and the pipeline."""
+    for line, text, truncated in records:
+        for n, body, trunc in s.unwrap.feed(line, text, truncated):
+            for ev, run in s.pipe.feed(n, body, trunc, s.rewrap.end_of(n)):
+                if ev is not None:
+                    s.dirty = True
+                if run is not None:
+                    report(s, run)

@@ -35,7 +35,7 @@ ARTIFACTS: set[tuple[str, str]] = {
 SINGLE_CUT: set[tuple[str, str]] = {
     ("hard-wrap-120", f"{stem}.log") for stem in (
         "llamacpp-111", "llamacpp-130", "llamacpp-134", "llamacpp-135", "sglang-006", "sglang-007",
-        "vllm-003", "vllm-107", "vllm-136")
+        "trtllm-167", "vllm-003", "vllm-107", "vllm-136")
 } | {("hard-wrap-160", "sglang-104.log"), ("hard-wrap-160", "trtllm-001.log"), ("hard-wrap-200", "sglang-104.log")}
 
 _PAIRS = cov.scored_pairs(FIXTURES)

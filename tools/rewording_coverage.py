@@ -64,7 +64,8 @@ REWORDINGS: dict[str, Callable[[str], str]] = {
 #: the other verbs of choice a release may pick; applied by ``--engines`` besides the above
 REAL_REWORDINGS: dict[str, Callable[[str], str]] = {
     # vLLM 0.8 -> 0.9 'Quantized %d layers of types' -> 'Quantizing %d layers of types'
-    "ed-to-ing": lambda s: re.sub(r"^([A-Z][a-z]+?)e?d\b", lambda m: m.group(1) + "ing", s, count=1),
+    # (a regular past tense only: 'Applied' -> 'Applying', 'Quantized' -> 'Quantizing'; 'Found' stays)
+    "ed-to-ing": lambda s: re.sub(r"^([A-Z][a-z]+?)(i?)(?<!e)ed\b", lambda m: m.group(1) + ("y" if m.group(2) else "") + "ing", s, count=1),
     # vLLM 'Using %s backend for MXFP8 GEMM' -> 'Using %s for MXFP8 GEMM'
     "drop-backend": lambda s: re.sub(r" backend( for )", r"\1", s, count=1),
     # SGLang 'Use {backend} backend by default': the imperative
@@ -120,6 +121,7 @@ def main(argv=None) -> int:
     ap.add_argument("--levels", default=None, help="template levels (default info,warning,error; "
                     "with --engines also the other logged levels: print, fatal, exception, *_once)")
     ap.add_argument("-v", "--verbose", metavar="REWORDING", default=None)
+    ap.add_argument("--patterns", default=None, help="with --engines: a pattern folder instead of the shipped one (a baseline)")
     ap.add_argument("--engines", default=None, help="per engine, deep notion (e.g. vllm,sglang,tgi,lmdeploy,mlc-llm)")
     args = ap.parse_args(argv)
     if args.engines:

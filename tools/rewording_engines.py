@@ -55,30 +55,32 @@ def _printer(engine: str, tool: Path):
     return oc.message, (lambda row, msg, i: make(row, msg, i, formats[0]))
 
 
-def _deep_hits(lines: list[str]) -> list[bool]:
-    """Per line: did it give a selection / finding / attention choice / event with parts."""
+def _deep_hits(lines: list[str], patterns: Path | None = None) -> list[bool]:
+    """Per line: did it give a selection / finding / attention choice / event with parts
+    (``patterns``: a pattern folder instead of the shipped one, e.g. an older commit's)."""
     import logscan
 
     def scan(ls):
-        return oc.hits(json.loads(logscan.scan([x + "\n" for x in ls]).model_dump_json()), True)
+        return oc.hits(json.loads(logscan.scan([x + "\n" for x in ls], patterns=patterns).model_dump_json()), True)
     hit = scan(lines)
     ok = [i in hit for i in range(1, len(lines) + 1)]
     return [good or 1 in scan([ln]) for good, ln in zip(ok, lines)]
 
 
 def measure_engine(engine: str, tool: Path, levels: tuple[str, ...] = LOGGED,
-                   rewordings: dict[str, Callable[[str], str]] | None = None) -> dict:
+                   rewordings: dict[str, Callable[[str], str]] | None = None,
+                   patterns: Path | None = None) -> dict:
     """``{"printed": (kept, total), rewording: (recognised, changed, missed lines), ...}``."""
     rows = templates(engine, levels)
     message, line = _printer(engine, tool)
     msgs = [message(r) for r in rows]
-    ok = _deep_hits([line(r, m, i) for i, (r, m) in enumerate(zip(rows, msgs))]) if rows else []
+    ok = _deep_hits([line(r, m, i) for i, (r, m) in enumerate(zip(rows, msgs))], patterns) if rows else []
     kept = [(r, m) for r, m, good in zip(rows, msgs, ok) if good]
     out: dict = {"printed": (len(kept), len(rows))}
     for name, reword in (rewordings or ALL_REWORDINGS).items():
         changed = [(r, reword(m)) for r, m in kept if reword(m) != m]
         lines = [line(r, m, i) for i, (r, m) in enumerate(changed)]
-        good = _deep_hits(lines) if lines else []
+        good = _deep_hits(lines, patterns) if lines else []
         out[name] = (sum(good), len(lines), [ln for ln, g in zip(lines, good) if not g])
     return out
 
@@ -88,7 +90,8 @@ def main_engines(args) -> int:
     levels = tuple(args.levels.split(",")) if args.levels else LOGGED
     for engine in args.engines.split(","):
         try:
-            res = measure_engine(engine, Path(args.tool), levels)
+            res = measure_engine(engine, Path(args.tool), levels,
+                                 patterns=Path(args.patterns) if args.patterns else None)
         except (OSError, json.JSONDecodeError, KeyError) as exc:
             print(f"rewording_coverage: {engine}: {exc}")
             return 2

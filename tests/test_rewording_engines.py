@@ -42,8 +42,8 @@ FLOORS = {
                "Selecting": 50, "Chose": 49, "drop-version": 3},
     "tgi": {"as-printed": 33, "lower-first": 30, "no-period": 6, "tag-before": 33, "Selected": 14, "Now-using": 14,
             "Selecting": 14, "Chose": 14},
-    "lmdeploy": {"as-printed": 12, "lower-first": 9, "needs": 3, "no-period": 4, "tag-before": 10, "ed-to-ing": 1},
-    "mlc-llm": {"as-printed": 6, "lower-first": 1, "tag-before": 1},
+    "lmdeploy": {"as-printed": 12, "lower-first": 10, "needs": 3, "no-period": 4, "tag-before": 11, "ed-to-ing": 1},
+    "mlc-llm": {"as-printed": 6, "lower-first": 4, "tag-before": 4},
 }
 
 

@@ -273,3 +273,18 @@ def test_a_follow_restart_keeps_the_learnt_width(tmp_path, monkeypatch):
     assert fresh.wrap.width == 100
     with pytest.raises(ValueError):
         fresh.restore({**state, "wrap": {"max": "x"}})
+
+
+def test_lines_a_console_padded_to_its_width_are_not_cuts():
+    """other-111 (GPTQModel's log through a rich console): three lines padded with blanks to 307
+    columns, each followed by an unprefixed line; padding ends a whole line, so no width is found
+    and nothing is rejoined (without the padding test two of them were joined to the next line)."""
+    import json
+
+    from logscan.formats import json as json_format
+    from logscan.pipeline import scan_inputs
+    from tests.conftest import FIXTURES
+
+    doc = json.loads(json_format.render(scan_inputs([str(FIXTURES / "other" / "other-111.log")])))
+    assert not doc["inputs"][0].get("rejoined_lines")
+    assert doc["runs"][0]["first_line"] == 2

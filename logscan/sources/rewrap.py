@@ -227,6 +227,12 @@ _KIND = re.compile(r"[ \t]*(?:\w+|\S)")
 _INDENTED = re.compile(r"(?:  |\t)[ \t]*\S")
 
 
+#: the blank run that ends a line a console padded to its width (rich's Console pads every line it
+#: prints; other-111: GPTQModel's log, 60+ blanks) rather than one a terminal cut: a cut lands
+#: inside the text, and a paste's own trailing blanks are a few (the trailing-space presentation)
+_PADDING = " " * 8
+
+
 def joiner(parser) -> Callable[[str, str], bool]:
     """The join test of a ``WrapWidth`` and ``Rewrapper``: whether ``nxt`` may be the rest of
     ``line`` (a line of the width) cut by a terminal, read with ``parser`` (``PrefixParser``:
@@ -238,6 +244,8 @@ def joiner(parser) -> Callable[[str, str], bool]:
     def joins(line: str, nxt: str) -> bool:
         if not nxt.strip() or line[-1:] in _ROW_END or _INDENTED.match(nxt) or len(set(line)) == 1:
             return False  # a blank, a table row, an indented line; a rule line ('-----') is whole
+        if line.endswith(_PADDING):
+            return False  # padded to the width with blanks (rich, curses consoles pad each line): whole
         if line[-1:] in ".!?" and nxt[:1] in " \t":
             return False  # a sentence ended and a line begins with a blank (TGI's ' rank=0' span line)
         a, b = _KIND.match(line), _KIND.match(nxt)

@@ -14,6 +14,7 @@ the gate nor the planning code (start-up, issue 18; docs/speed-and-hostile-input
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -65,6 +66,14 @@ class _Group(click.Group):
             sys.exit(EXIT_USAGE)
         except BrokenPipeError:
             sys.exit(EXIT_OK)
+        except OSError as exc:
+            # the report could not be written (a full disk, /dev/full, a closed or failing pipe
+            # end other than EPIPE): one line and exit 2, never a traceback; input errors are
+            # reported by the commands themselves before this
+            _quiet_stdout()
+            where = f" ({exc.filename})" if exc.filename else ""
+            click.echo(f"logscan: cannot write the output{where}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_USAGE)
         except Exception as exc:
             if _raised(exc, "logscan.packs.loader", "PackError"):
                 click.echo(f"logscan: pattern pack error: {exc}", err=True)
@@ -105,11 +114,28 @@ def __getattr__(name: str):
     return getattr(importlib.import_module(f"logscan.commands.{mod}"), attr)
 
 
+def _quiet_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so the interpreter's own flush of a stdout that
+    cannot be written (a full disk) at exit prints no second error."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
+    except OSError:
+        pass
+
+
 def main() -> None:
     """Console-script entry point. Cyclic garbage collection is paused until the packs are
-    loaded (``logscan.gcpause``: start-up cost)."""
+    loaded (``logscan.gcpause``: start-up cost). A closed standard output (``logscan scan x >&-``)
+    is refused with exit 2: a report written nowhere would be a silent pass."""
     from . import gcpause
 
+    if sys.stdout is None:
+        if sys.stderr is not None:
+            sys.stderr.write("logscan: standard output is closed: the report cannot be written "
+                             "(give --output FORMAT=PATH, or redirect it to a file)\n")
+        sys.exit(EXIT_USAGE)
     gcpause.pause()
     cli()
 

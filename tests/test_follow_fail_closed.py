@@ -68,3 +68,22 @@ def test_a_missing_path_is_said_and_keeps_readiness_false(packs, tmp_path):
     assert f"{path}: appeared" in err.getvalue()
     assert f.ready is True
     assert _metric(m, "logscan_followed_files") == 1 and _metric(m, "logscan_missing_files") == 0
+
+
+def test_a_gzip_file_given_to_follow_is_refused_once_not_read_as_silence(tmp_path):
+    """A finished .gz log given to follow (new-user trial: 0 lines and no word) is said once and
+    not followed; scan reads it."""
+    import gzip
+    import io
+
+    from logscan.follow.runner import Follower
+    from logscan.packs.loader import default_packs
+
+    gz = tmp_path / "server.log.gz"
+    gz.write_bytes(gzip.compress((FIXTURES / "vllm" / "vllm-005.log").read_bytes()))
+    out, err = io.StringIO(), io.StringIO()
+    f = Follower([str(gz)], default_packs(), out, err=err, rescan=0.0)
+    f.poll_once()
+    f.poll_once()
+    assert not f.streams and out.getvalue() == ""
+    assert err.getvalue().count("is gzip-compressed, not a growing log") == 1

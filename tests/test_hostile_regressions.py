@@ -252,3 +252,29 @@ def test_rules_a_repeated_exception_line_reaches_stay_far_from_the_budget_alone(
         except TimeoutError:
             slow.append(cr.rule.id)
     assert not slow, slow
+
+
+@pytest.mark.parametrize("command", [["scan"], ["scan", "--format", "json"], ["gate"]])
+def test_a_report_that_cannot_be_written_is_one_line_and_exit_2(command):
+    """stdout on a full disk (/dev/full): no traceback, no gate-failed exit 1 (new-user trial)."""
+    import subprocess
+    import sys as _sys
+
+    log = str(FIXTURES / "vllm" / "vllm-005.log")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([_sys.executable, "-m", "logscan", *command, log], stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == ["logscan: cannot write the output: No space left on device"]
+
+
+def test_a_closed_stdout_is_refused_not_a_silent_pass():
+    import os
+    import subprocess
+    import sys as _sys
+
+    log = str(FIXTURES / "vllm" / "vllm-005.log")
+    proc = subprocess.run([_sys.executable, "-m", "logscan", "gate", log], stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2 and "standard output is closed" in proc.stderr and "Traceback" not in proc.stderr

@@ -63,3 +63,16 @@ def test_the_alternation_picks_what_the_loop_picks_on_every_fixture_line_and_mut
         formats.update(fast.last_formats)
     assert fast.seen_formats == ref.seen_formats
     assert len(formats) >= 15  # most formats of the packs took part
+
+
+def test_the_innermost_process_tag_names_the_rank():
+    """vLLM >= 0.11 nests tags: '(EngineCore_DP0 pid=1) (Worker_TP3 pid=2)' is worker TP3's line
+    (new-user trial, vllm PR #25909: the rank read was the outer DP0)."""
+    from logscan.packs.loader import default_packs
+    from logscan.sources.prefix import PrefixParser
+
+    rec = PrefixParser(default_packs()).parse(
+        "t", 1, "(EngineCore_DP0 pid=1) (Worker_TP3 pid=2) ERROR 09-29 10:00:00 [core.py:1] x")
+    assert (rec.process, rec.rank) == ("Worker_TP3", "TP3")
+    rec = PrefixParser(default_packs()).parse("t", 1, "(EngineCore_DP0 pid=1) INFO 09-29 10:00:00 [core.py:1] x")
+    assert rec.rank == "DP0"

@@ -242,9 +242,16 @@ _WHERE = lazyre.compile(r'File "(?P<path>[^"]{1,500})",(?: line (?P<n>\d{1,7}),)
 def _raised_in(sf: StartFailure, frames: list[Event], tb: list[Event]) -> None:
     """Fill ``sf.raised_in`` / ``raised_in_line`` from the innermost frame of the failure's
     traceback: of the exception line's process when that process has frames there (interleaved
-    ranks), else the last frame. The frames under the exception line come from ``frames``."""
-    proc = next((e.process for e in tb if e.line == sf.cause_line), None) if sf.cause_line else sf.process
-    own = [e for e in frames if e.process == proc] if proc is not None else []
+    ranks), else the last frame (always the last when the log has no exception line: the frame
+    the headline names). The frames under the exception line come from ``frames``."""
+    if sf.cause_line is None:
+        # no exception line: the traceback is cut, and its last frame shown (of whichever process,
+        # the headline's 'its last frame') is all the log says of where it was (new-user trial:
+        # two interleaved cut tracebacks named one frame in the headline and another here)
+        own = []
+    else:
+        proc = next((e.process for e in tb if e.line == sf.cause_line), None)
+        own = [e for e in frames if e.process == proc] if proc is not None else []
     for ev in reversed(own or frames):
         m = _WHERE.search(ev.message)
         if m:

@@ -21,6 +21,15 @@ from .position import AHEAD, FP_LEN, SEEN
 from .pipe import CHUNK
 
 _GZ_MAGIC = b"\x1f\x8b"
+
+
+def is_gzip(path: str) -> bool:
+    """Whether the file at ``path`` begins with the gzip magic (False when it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == _GZ_MAGIC
+    except OSError:
+        return False
 #: an all-digit rotation suffix this long is a date (YYYYMMDD) or a Unix time, not a count
 DATE_DIGITS = 8
 _ROTATED = regex.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")

@@ -33,7 +33,7 @@ from typing import IO, TYPE_CHECKING, Optional, Union
 from ..models import Run
 from ..packs.loader import PackSet
 from .podinfo import PodLabels, labels_from_path
-from .pieces import _ROTATED
+from .pieces import _ROTATED, is_gzip
 from .statefile import STATE_VERSION, load_state, write_state
 from .stream import KEEP_RUNS, FollowRecord, Stream, new_records
 from .feeding import feed_line, feed_records
@@ -73,6 +73,7 @@ class Follower:
         self.default_labels = labels
         self.poll_interval, self.rescan, self.idle_flush, self.state_every = poll, rescan, idle_flush, state_every
         self.streams: dict[str, Stream] = {}
+        self._compressed: set[str] = set()  #: inputs refused as gzip files (said once each)
         self.stop = False
         self.ready = False
         self.wake = threading.Event()
@@ -133,6 +134,11 @@ class Follower:
         if key == "-":
             s = Stream("<stdin>", StreamTail(sys.stdin.fileno()), self.packs, self.default_labels)
             self.streams["-"] = s
+            return
+        if is_gzip(key):
+            if key not in self._compressed:  # a growing log is text; its rotated .gz pieces are read as pieces
+                self._compressed.add(key)
+                self._note(f"{key} is gzip-compressed, not a growing log: not followed (read it with 'logscan scan {key}')")
             return
         tail = FileTail(key)
         s = Stream(key, tail, self.packs, self._labels(key))

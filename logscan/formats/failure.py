@@ -25,9 +25,12 @@ def kernel_words(f: StartFailure) -> str:
 
 
 def raised_words(f: StartFailure) -> str:
-    """``raised in <path>, line N, in f (log line L)``: the traceback's innermost frame, or ""."""
+    """``raised in <path>, line N, in f (log line L)``: the traceback's innermost frame, or "";
+    ``last frame in the log: ...`` when the log has no exception line (a cut traceback)."""
     if not getattr(f, "raised_in", None):
         return ""
+    if f.cause is None:  # cut before the exception: deeper frames may be missing, so no 'raised in' claim
+        return f"last frame in the log: {f.raised_in} (log line {f.raised_in_line}; cut before the exception)"
     return f"raised in {f.raised_in} (log line {f.raised_in_line})"
 
 

@@ -194,10 +194,11 @@ class PrefixParser:
             process = gd.get("process") or process
             if gd.get("pid"):
                 pid = bounded_int(gd["pid"])
+            # the innermost tag's rank wins: '(EngineCore_DP0 pid=1) (Worker_TP3 pid=2)' is TP3's line
             if gd.get("rank"):
                 rank = gd["rank"]
-            elif process and rank is None:
-                rm = rank_re.search(process)  # type: ignore[attr-defined]
+            elif gd.get("process"):
+                rm = rank_re.search(gd["process"])  # type: ignore[attr-defined]
                 if rm:
                     rank = rm.group("rank")
             self.seen_formats[tag.spec.id] = self.seen_formats.get(tag.spec.id, 0) + 1

@@ -14,7 +14,7 @@ import io
 import json
 import sys
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from logscan.models import InputStats
@@ -129,6 +129,10 @@ def test_scan_and_a_line_by_line_pipeline_find_the_same_events_and_runs(data):
     for i, r in enumerate(runs):
         r.index = i
     scanned = _scan_bytes(data)
+    # scan measures a hard-wrap width over its first buffer before it yields a line; a pipeline fed
+    # line by line (follow) learns it as the lines come, so its first cut passes unjoined
+    # (sources/rewrap.py; tests/test_rewrap.py covers follow's joins): compared where nothing was rejoined
+    assume(not scanned.inputs[0].rejoined_lines)
     assert [e.model_dump() for e in events] == [e.model_dump() for e in scanned.events]
     assert [r.model_dump() for r in runs] == [r.model_dump() for r in scanned.runs]
 

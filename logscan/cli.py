@@ -134,7 +134,7 @@ def main() -> None:
     if sys.stdout is None:
         if sys.stderr is not None:
             sys.stderr.write("logscan: standard output is closed: the report cannot be written "
-                             "(give --output FORMAT=PATH, or redirect it to a file)\n")
+                             "(redirect it to a file: 'logscan scan LOG > report.txt')\n")
         sys.exit(EXIT_USAGE)
     gcpause.pause()
     cli()

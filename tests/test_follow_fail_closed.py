@@ -87,3 +87,16 @@ def test_a_gzip_file_given_to_follow_is_refused_once_not_read_as_silence(tmp_pat
     f.poll_once()
     assert not f.streams and out.getvalue() == ""
     assert err.getvalue().count("is gzip-compressed, not a growing log") == 1
+
+
+def test_follow_refuses_a_gzip_path_given_by_name(tmp_path):
+    """Given by name, a .gz log is refused at once (exit 2: nothing to follow), as a directory is;
+    a glob's .gz pieces are noted and skipped (the test above)."""
+    import gzip
+
+    gz = tmp_path / "v.log.gz"
+    gz.write_bytes(gzip.compress((FIXTURES / "vllm" / "vllm-005.log").read_bytes()))
+    proc = subprocess.run([sys.executable, "-m", "logscan", "follow", "--metrics-addr", "off", str(gz)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "gzip-compressed, not a growing log" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -60,6 +60,12 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
         if inp != "-" and os.path.isdir(inp):
             raise click.BadParameter(f"{inp} is a directory: give a file, or a glob such as "
                                      f"'{inp.rstrip('/')}/*.log'", param_hint="PATH")
+        if inp != "-" and os.path.isfile(inp):
+            from ..follow.pieces import is_gzip
+
+            if is_gzip(inp):  # a finished, compressed log: nothing will grow there (a glob's .gz is noted and skipped)
+                raise click.BadParameter(f"{inp} is gzip-compressed, not a growing log: read it with "
+                                         f"'logscan scan {inp}'", param_hint="PATH")
     if state_file:
         _check_state_dir(state_file)
     packs = packs_for(patterns_dir)

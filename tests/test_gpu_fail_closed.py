@@ -186,3 +186,17 @@ def test_planning_takes_a_capability_or_a_new_name(gpu, where):
     r = CliRunner().invoke(cli, ["matrix", "NVFP4", "--gpu", gpu])
     assert r.exit_code == 0, r.output
     assert where in r.output
+
+
+@pytest.mark.parametrize("args", [["scan", "--gpu", "", "LOG"], ["gate", "--gpu", "  ", "LOG"],
+                                  ["matrix", "NVFP4", "--gpu", ""], ["ladder", "vllm", "NVFP4", "--gpu", ""]])
+def test_an_empty_gpu_is_refused_not_read_as_no_gpu(args):
+    """``--gpu "$GPU"`` with ``$GPU`` unset (second new-user trial: taken silently as unknown)."""
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+    from tests.conftest import FIXTURES
+
+    args = [str(FIXTURES / "vllm" / "vllm-005.log") if a == "LOG" else a for a in args]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and "empty" in res.output, res.output

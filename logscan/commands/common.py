@@ -41,7 +41,11 @@ def _exit_interrupted() -> None:
         interrupt.exit_now(code)
 
 def _check_gpu(gpu: str | None) -> None:
-    """A ``--gpu`` value must name a known GPU or compute capability; raises ``click.BadParameter``."""
+    """A ``--gpu`` value must name a known GPU or compute capability; raises ``click.BadParameter``
+    (an empty value too: ``--gpu "$GPU"`` with ``$GPU`` unset would judge on no GPU silently)."""
+    if gpu is not None and not gpu.strip():
+        raise click.BadParameter("empty: give a GPU name or compute capability (H100, sm90, 9.0), or leave --gpu out",
+                                 param_hint="--gpu")
     if gpu:
         from ..analysis.gpus import resolve_gpu, unknown_gpu_message
 

@@ -18,6 +18,9 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
     _check_version(cuda, "--cuda", "12.8")
     _check_version(torch, "--torch", "2.8.0")
     m = Machine(platform=platform.upper(), cuda=cuda, torch=torch)
+    if gpu is not None and not gpu.strip():
+        raise click.BadParameter("empty: give a GPU name or compute capability (H100, sm90, 9.0), or leave --gpu out",
+                                 param_hint="--gpu")
     if gpu:
         g = resolve_gpu(gpu)
         if g is None:

@@ -100,3 +100,16 @@ def test_follow_refuses_a_gzip_path_given_by_name(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "gzip-compressed, not a growing log" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_gzip_piped_into_follow_is_said_and_exits_2(tmp_path):
+    """``logscan follow - < log.gz`` (second new-user trial: exit 0, nothing on stdout, no word)."""
+    import gzip
+
+    gz = tmp_path / "v.log.gz"
+    gz.write_bytes(gzip.compress((FIXTURES / "vllm" / "vllm-005.log").read_bytes()))
+    with open(gz, "rb") as fh:
+        proc = subprocess.run([sys.executable, "-m", "logscan", "follow", "--metrics-addr", "off", "-"],
+                              stdin=fh, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "standard input is gzip-compressed" in proc.stderr and "Traceback" not in proc.stderr

@@ -39,8 +39,9 @@ def follow(inputs: tuple[str, ...], state_file: str | None, metrics_addr: str, m
     each line is printed, so a restart (even after kill -9) never prints one twice. A path that
     is not there yet is said on stderr and keeps /readyz at 503. Stops cleanly on SIGTERM/SIGINT,
     saving --state-file (exit 0; 1 when its last write failed: "state NOT saved"). Exit 2 on bad
-    usage: a malformed --metrics-addr, a directory as input, or a --state-file whose directory
-    cannot be written at start (exactly-once depends on that file).
+    usage: a malformed --metrics-addr, a directory or a gzip file as input (or gzip piped into
+    'follow -'), or a --state-file whose directory cannot be written at start (exactly-once
+    depends on that file).
 
     \b
     Examples:

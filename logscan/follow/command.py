@@ -60,4 +60,6 @@ def run_follow(inputs: list[str], packs: PackSet, state_file: Optional[str], met
                    "re-reads from the last state written", err=True)
         return 1
     click.echo("logscan follow: stopped, state saved" if state_file else "logscan follow: stopped", err=True)
+    if any(getattr(s.tail, "compressed", False) for s in follower.streams.values()):
+        return 2  # gzip piped in: nothing was read, and silence must not pass
     return 0

@@ -47,6 +47,8 @@ class StreamTail(_LineCut):
         self.notes: list[str] = []
         self._buf = bytearray()
         self._skipping = False
+        self._first = True  #: no byte read yet (the gzip test looks at the first ones)
+        self.compressed = False  #: the stream began with the gzip magic: refused (follow exits 2)
 
     pending = False  #: nothing waits: a pipe has no rotated pieces
 
@@ -91,6 +93,13 @@ class StreamTail(_LineCut):
                 self.eof = True
                 yield from self._lines(final=True)
                 return
+            if self._first:
+                self._first = False
+                if data[:2] == b"\x1f\x8b":  # a gzip file piped in: its bytes are no log lines
+                    self.notes.append("standard input is gzip-compressed, not a log stream: nothing read "
+                                      "(pipe it through 'zcat', or read it with 'logscan scan -')")
+                    self.eof = self.compressed = True
+                    return
             self._buf += data
             yield from self._lines(final=False)
 

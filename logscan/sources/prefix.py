@@ -134,27 +134,23 @@ class PrefixParser:
         #: ids of the process tags and line format of the line parsed last
         self.last_formats: list[str] = []
 
-    def _prefix_at(self, text: str, pos: int) -> bool:
+    def prefix_at(self, text: str, pos: int = 0) -> bool:
         """Whether an engine's process tag or line prefix starts at ``pos`` (the test of an
-        ``unless_own_prefix`` wrapper)."""
+        ``unless_own_prefix`` wrapper and of the hard-wrap joiner; no side effect)."""
         return (self._processes.match(text, pos)[0] is not None
                 or self._prefixes.match(text, pos)[0] is not None)
 
-    def prefix_at(self, text: str, pos: int = 0) -> bool:
-        """Whether an engine's process tag or line prefix starts at ``pos`` (no side effect)."""
-        return self._prefix_at(text, pos)
-
     def after_wrappers(self, text: str) -> int:
-        """Where the engine line begins once the wrappers are taken off, as ``parse`` does
-        (without its counters or inline-code handling): the hard-wrap joiner's start test."""
+        """Where the engine line begins once the wrappers are taken off (``parse`` and the
+        hard-wrap joiner's start test; the inline-code handling is ``parse``'s)."""
         pos = 0
         for _ in range(3):
             m, w = self._wrappers.match(text, pos, nonempty=True)
             if m is None:
                 break
-            if (self.wrappers[w].spec.unless_own_prefix and not self._prefix_at(text, m.end())
-                    and self._prefix_at(text, pos)):
-                break
+            if (self.wrappers[w].spec.unless_own_prefix and not self.prefix_at(text, m.end())
+                    and self.prefix_at(text, pos)):
+                break  # the engine's own prefix begins with this shape (TGI's timestamp): keep it
             pos = m.end()
         return pos
 
@@ -162,7 +158,6 @@ class PrefixParser:
               end_line: Optional[int] = None) -> Record:
         """Parse one line; a line with no known prefix keeps its whole text as the message.
         ``end_line``: the last physical line of a record joined from hard-wrapped pieces."""
-        pos = 0
         last: list[str] = []
         self.last_formats = last
         if text[-1:] in (" ", "\t"):
@@ -171,14 +166,7 @@ class PrefixParser:
             code = _INLINE_CODE.fullmatch(text)
             if code is not None:
                 text = code.group(1) + code.group(2)
-        for _ in range(3):
-            m, w = self._wrappers.match(text, pos, nonempty=True)
-            if m is None:
-                break
-            if (self.wrappers[w].spec.unless_own_prefix and not self._prefix_at(text, m.end())
-                    and self._prefix_at(text, pos)):
-                break  # the engine's own prefix begins with this shape (TGI's timestamp): keep it
-            pos = m.end()
+        pos = self.after_wrappers(text)
         if pos and text.endswith("`"):  # a code span inside a wrapper: '> `ROCm error: ...`' (llamacpp-189 quoted), '> `python3 -m ... --tp 2`' (sglang-280)
             code = _INLINE_CODE.fullmatch(text, pos)
             if code is not None:

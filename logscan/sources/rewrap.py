@@ -74,17 +74,21 @@ class WrapWidth:
     have one width, or one message repeated by eight ranks, is no wrap.
     """
 
-    __slots__ = ("joins", "max", "evidence", "width", "measured", "_cand", "_stats", "changes")
+    __slots__ = ("joins", "max", "evidence", "measured", "_cand", "_stats", "changes")
 
     def __init__(self, joins: Callable[[str, str], bool]) -> None:
         self.joins = joins
         self.max = 0  #: the longest line seen (characters)
         self.evidence = 0  #: lines of exactly that length followed by a line that may be their rest
-        self.width: Optional[int] = None
         self.measured = 0  #: bytes measured (``measure``)
         self._cand: Optional[str] = None  #: the last line, when it is of the longest length
         self._stats = InputStats(source="")
         self.changes = 0  #: how often the state changed (a follow checkpoint is taken again after one)
+
+    @property
+    def width(self) -> Optional[int]:
+        """The wrap width once ``CONFIRM`` cuts of the longest length were seen, else None."""
+        return self.max if self.max >= MIN_WIDTH and self.evidence >= CONFIRM else None
 
     @property
     def probable(self) -> bool:
@@ -104,7 +108,6 @@ class WrapWidth:
             if n > self.max:
                 self.max, self.evidence = n, 0
             self._cand = text
-        self.width = self.max if self.max >= MIN_WIDTH and self.evidence >= CONFIRM else None
 
     def to_json(self) -> dict:
         """The state a follow checkpoint keeps (``restore`` takes it), so a restart reads the
@@ -118,14 +121,13 @@ class WrapWidth:
         if not (isinstance(mx, int) and isinstance(ev, int) and (cand is None or isinstance(cand, str))):
             raise ValueError(f"bad wrap state {state!r:.200}")
         self.max, self.evidence, self._cand = mx, ev, cand
-        self.width = self.max if self.max >= MIN_WIDTH and self.evidence >= CONFIRM else None
         self.changes += 1
 
     def see_long(self) -> None:
         """A line longer than any terminal (cut by the reader): there is no width."""
         self.changes += 1
         self._cand = None
-        self.max, self.evidence, self.width = 1 << 62, 0, None
+        self.max, self.evidence = 1 << 62, 0
 
     def wants(self) -> bool:
         """Whether the next bytes are to be measured: within ``DETECT_BYTES``, or while a width holds."""

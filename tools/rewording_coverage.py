@@ -133,12 +133,18 @@ def main(argv=None) -> int:
     except (OSError, json.JSONDecodeError) as exc:
         print(f"rewording_coverage: {exc}", file=sys.stderr)
         return 2
-    for name, (hit, total, missed) in res.items():
-        print(f"{name:12s} {hit}/{total}")
-        if args.verbose == name:
-            for msg in missed:
-                print("   MISS", msg[:200])
+    print_rows(res, args.verbose)
     return 0
+
+
+def print_rows(res: dict, verbose: str | None, lead: str = "") -> None:
+    """One ``<lead><rewording> hit/total`` line per rewording of ``res`` (``name -> (hit, total,
+    missed)``), and the misses of the rewording named by ``verbose``."""
+    for name, (hit, total, missed) in res.items():
+        print(f"{lead}{name:12s} {hit}/{total}")
+        if verbose == name:
+            for msg in missed:
+                print("   MISS", msg[:220])
 
 
 if __name__ == "__main__":

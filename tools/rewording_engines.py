@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 import other_coverage as oc
-from rewording_coverage import KINDS, REAL_REWORDINGS, REWORDINGS, SHARED, load_tool
+from rewording_coverage import KINDS, REAL_REWORDINGS, REWORDINGS, SHARED, load_tool, print_rows
 
 ENGINES = ("vllm", "sglang", "tgi", "lmdeploy", "mlc-llm")
 #: template levels that print a log line (``raise`` is measured with ``--levels raise``)
@@ -97,9 +97,5 @@ def main_engines(args) -> int:
             return 2
         kept, total = res.pop("printed")
         print(f"{engine:9s} {'as-printed':12s} {kept}/{total} (deep; the rewordings count these)")
-        for name, (hit, n, missed) in res.items():
-            print(f"{engine:9s} {name:12s} {hit}/{n}")
-            if args.verbose == name:
-                for ln in missed:
-                    print("   MISS", ln[:220])
+        print_rows(res, args.verbose, lead=f"{engine:9s} ")
     return 0

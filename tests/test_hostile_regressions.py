@@ -278,3 +278,30 @@ def test_a_closed_stdout_is_refused_not_a_silent_pass():
     proc = subprocess.run([_sys.executable, "-m", "logscan", "gate", log], stderr=subprocess.PIPE, text=True,
                           preexec_fn=lambda: os.close(1))
     assert proc.returncode == 2 and "standard output is closed" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_garbage_collection_inside_a_rule_search_does_not_spend_the_lines_budget(tmp_path):
+    """A full collection that a match object's allocation triggers inside a timed search took
+    longer than the whole budget on a loaded CI run of 600 logs in one process, and put a plain
+    line of other-120 "over budget" at random. The collector's time is not the line's."""
+    import time
+
+    from logscan import gcpause
+    from logscan.match import LINE_BUDGET, Matcher
+    from logscan.packs.loader import load_packs
+
+    class CollectingPattern:
+        """A pattern whose search spends twice the budget inside a (simulated) collection."""
+        def search(self, text, timeout):
+            gcpause.gc_seconds()  # hooked
+            gcpause._on_gc("start", {})
+            end = time.thread_time() + 2 * LINE_BUDGET
+            while time.thread_time() < end:
+                pass
+            gcpause._on_gc("stop", {})
+            return None
+
+    m = Matcher(load_packs())
+    m._left = m.budget
+    assert m._search(CollectingPattern(), "x", "test.rule") is None
+    assert m._left > LINE_BUDGET / 2 and m.stats.timeouts == 0

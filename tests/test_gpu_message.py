@@ -12,3 +12,25 @@ def test_an_unknown_gpu_is_refused_with_the_names_an_installed_user_can_give(com
     r = CliRunner().invoke(cli, [*command, "--gpu", "H10"])
     assert r.exit_code == 2
     assert "patterns/" not in r.output and "did you mean H100" in r.output and "RTX 5090" in r.output
+
+
+FIXTURES_VLLM = __import__("pathlib").Path(__file__).parent.parent / "fixtures" / "vllm"
+
+
+@pytest.mark.parametrize("command", [["scan"], ["gate"]])
+def test_the_gpu_given_by_flag_is_named_in_the_report_and_a_different_logged_gpu_is_said(command):
+    # a new-user trial: 'gate --gpu H100' judged the run on sm90 and the report never said so;
+    # vllm-103 (a real L40S log: 'device_name=NVIDIA_L40S' in its tuning-config path)
+    log = str(FIXTURES_VLLM / "vllm-103.log")
+    out = CliRunner().invoke(cli, [*command, "--gpu", "B200", log]).output
+    assert "gpu      B200 (sm100), given by --gpu: the run is judged on it; the log names NVIDIA_L40S" in out
+    same = CliRunner().invoke(cli, [*command, "--gpu", "L40S", log]).output
+    assert "L40S (sm89), given by --gpu" in same and "the log names" not in same
+    assert "given by --gpu" not in CliRunner().invoke(cli, [*command, log]).output
+
+
+def test_the_gpu_given_by_flag_is_a_run_fact_in_json():
+    import json
+    out = CliRunner().invoke(cli, ["scan", "--format", "json", "--gpu", "H100", str(FIXTURES_VLLM / "vllm-101.log")]).output
+    run = json.loads(out)["runs"][0]
+    assert run["config"]["extra"]["gpu_given"].startswith("H100 (sm90), given by --gpu")

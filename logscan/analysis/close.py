@@ -283,6 +283,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     kv = run_parts.kv_cache(run, add_finding, pack.meta.pack.kv_dtype_aliases)
     run_parts.quantization_source(run, pack)
     run_checks.note_unknown_gpu(ctx, run, origin)  # a GPU name the table does not know: said, not guessed
+    run_checks.note_given_gpu(run, known, origin)  # --gpu decided the machine: the report names it
     # a selection whose kernel a reason of the run's own failure refuses (KERNEL_NOT_FOUND)
     mark_refused(selections, list(findings.items.values()), codes, pack.ladders)
     order = {c: i for i, c in enumerate(COST_ORDER)}

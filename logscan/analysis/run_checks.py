@@ -124,6 +124,24 @@ def note_unknown_gpu(ctx: Analyzer, run: RunState, origin: Optional[str]) -> Non
                                            f"guessed from its name (scan --gpu tells it)")
 
 
+def note_given_gpu(run: RunState, machine, origin: Optional[str]) -> None:
+    """Run fact ``gpu_given`` when ``--gpu`` decided the machine the run is judged on
+    (``machine`` from ``judged_machine``, origin ``given``): the report then names it, e.g.
+    "H100 (sm90), given by --gpu", and says when the log names another GPU, so a finding or a
+    PASS judged on the operator's word is never read as the log's."""
+    if origin != "given" or machine is None:
+        return
+    text = f"{machine.gpu} ({where(machine)}), given by --gpu: the run is judged on it"
+    logged = run.config.gpu or (f"sm{run.config.compute_capability}".replace(".", "")
+                                if run.config.compute_capability else None)
+    if logged:
+        from .gpus import resolve_gpu
+        g = resolve_gpu(logged) or resolve_gpu(logged.replace("_", " "))
+        if g is None or g.name != machine.gpu:
+            text += f"; the log names {logged}"
+    run.config.extra["gpu_given"] = text
+
+
 def disabled_kernels(run: RunState) -> dict[str, str]:
     """Kernel classes the log's own environment disabled: run fact ``disabled_kernels`` (a
     comma-separated list as the engine reads it) -> the switch that holds it (fact

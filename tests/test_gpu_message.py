@@ -34,3 +34,18 @@ def test_the_gpu_given_by_flag_is_a_run_fact_in_json():
     out = CliRunner().invoke(cli, ["scan", "--format", "json", "--gpu", "H100", str(FIXTURES_VLLM / "vllm-101.log")]).output
     run = json.loads(out)["runs"][0]
     assert run["config"]["extra"]["gpu_given"].startswith("H100 (sm90), given by --gpu")
+
+
+def test_a_rocm_gpu_is_judged_by_its_gfx_arch_never_as_an_sm_number_on_cuda_rungs():
+    # new-user trial: 'scan --gpu MI300X --cuda 12.4' on vLLM's FP8 Marlin warning said "Marlin is
+    # below what sm94 should reach: CutlassFP8ScaledMMLinearKernel" (a CUDA-only kernel, on an AMD GPU)
+    import json
+    args = ["scan", "--format", "json", "--engine-version", "0.33.0", "--cuda", "12.4", "--gpu", "MI300X",
+            str(FIXTURES_VLLM / "vllm-004.log")]
+    run = json.loads(CliRunner().invoke(cli, args).output)["runs"][0]
+    assert [f["code"] for f in run["findings"]] == ["WEIGHT_ONLY_SUBSTITUTION"]
+    assert "sm94" not in json.dumps(run) and run["config"]["extra"]["gpu_given"].startswith("MI300X (gfx942)")
+    # the same GPU given for a log that names an NVIDIA GPU is said to contradict it, and not used
+    out = CliRunner().invoke(cli, ["scan", "--gpu", "MI300X", str(FIXTURES_VLLM / "vllm-103.log")]).output
+    assert "MI300X is a ROCM GPU and the log is a CUDA run: the run is not judged on MI300X" in out
+    assert "given by --gpu" not in out

@@ -89,17 +89,37 @@ def arch_check(ctx: Analyzer, run: RunState, pack: Pack, add_finding, present: f
     add_finding(code, ev, ev.rule, reasons=[verdict.reason], inferred=True, basis="compiled_archs")
 
 
+#: the GPU platforms whose devices have a compute capability (patterns/gpus.toml): a GPU of one judged
+#: on the other's ladder is a contradiction, not a machine
+_GPU_VENDORS = frozenset({"CUDA", "ROCM"})
+
+
 def judged_machine(ctx: Analyzer, run: RunState):
     """The machine the run is judged against: ``--gpu``, else the GPU / capability the log names,
     else a platform without compute capability the log names (``patterns/gpus.toml``
-    ``[platform.*]``: HPU). Returns ``(Machine, "given" | "log")`` or ``(None, None)``."""
+    ``[platform.*]``: HPU). A GPU of the other vendor than the log's platform (or the log's own
+    GPU) is not the run's machine: it is skipped and said (run fact ``gpu_contradicted``).
+    Returns ``(Machine, "given" | "log")`` or ``(None, None)``."""
     from .gates import Machine
     from .gpus import platform_without_cc, resolve_gpu
 
+    logged = resolve_gpu(run.config.gpu) if run.config.gpu else None
+    log_platform = run.platform or (logged.platform if logged is not None else None)
     for text, origin in ((ctx.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
         g = resolve_gpu(text) if text else None
         if g is not None and g.cc is not None:
-            return Machine(platform=run.platform or "CUDA", cc=g.cc, gpu=g.name, cuda=ctx.cuda), origin
+            if log_platform in _GPU_VENDORS and g.platform in _GPU_VENDORS and g.platform != log_platform:
+                # an AMD GPU for a CUDA run (or the reverse): the log is the evidence, so this GPU
+                # is not the run's machine (--gpu MI300X on a CUDA log was judged as "sm94" on the
+                # CUDA ladder); the log's own GPU, if any, is tried next
+                run.config.extra.setdefault("gpu_contradicted", (
+                    f"{g.name} is a {g.platform} GPU and the log is a {log_platform} run: "
+                    f"the run is not judged on {g.name}"))
+                continue
+            # the GPU's own platform when the log names none (an MI300X is ROCm, judged by its gfx)
+            plat = run.platform or g.platform
+            return Machine(platform=plat, cc=g.cc, gpu=g.name, cuda=ctx.cuda,
+                           gfx=g.gfx if plat == "ROCM" else None), origin
         if g is not None and platform_without_cc(g.platform):  # gpus.toml [platform.*]: its branch is the platform's
             return Machine(platform=g.platform, gpu=g.name), origin
     plat = platform_without_cc(run.platform)  # the log's own lines name such a platform (TGI Gaudi)
@@ -154,7 +174,10 @@ def disabled_kernels(run: RunState) -> dict[str, str]:
 
 
 def where(machine) -> str:
-    """``sm90`` for a GPU with a compute capability, else its platform (``HPU``): how reasons name it."""
+    """``sm90`` for a CUDA GPU, ``gfx942`` for a ROCm one whose arch is known, else its platform
+    (``HPU``): how reasons name the machine."""
+    if machine.platform == "ROCM" and getattr(machine, "gfx", None):
+        return machine.gfx
     return f"sm{machine.cc}" if machine.cc is not None else (machine.platform or "platform unknown")
 
 

@@ -124,8 +124,9 @@ def _run(run: Run) -> list[str]:
         out.append("  config   " + " ".join(facts))
     if c.extra.get("gpu_unknown"):  # analysis/run_checks.note_unknown_gpu
         out.append(f"  gpu      {c.extra['gpu_unknown'][:400]}")
-    if c.extra.get("gpu_given"):  # analysis/run_checks.note_given_gpu
-        out.append(f"  gpu      {c.extra['gpu_given'][:400]}")
+    for key in ("gpu_given", "gpu_contradicted"):  # analysis/run_checks: note_given_gpu, judged_machine
+        if c.extra.get(key):
+            out.append(f"  gpu      {c.extra[key][:400]}")
     qsrc = c.extra.get("quantization_source")
     if qsrc:  # an engine that never logs its effective quantization (pack quantization_unlogged)
         out.append(f"  quant    {qsrc[:400]}")

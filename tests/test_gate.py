@@ -505,3 +505,28 @@ def test_diff_fails_when_the_new_start_failed_though_its_families_match():
     assert [(f["run"], f["what"], f["line"]) for f in doc["new_failures"]] == [(1, "start FAILED", 9)]
     ok = run("diff", "--format", "json", str(NATIVE_CUTLASS), str(NATIVE_CUTLASS))
     assert ok.exit_code == 0 and json.loads(ok.stdout)["new_failures"] == []
+
+
+def test_a_warning_finding_no_rule_names_warns_by_default_and_a_policy_can_accept_it(tmp_path):
+    # new-user trial: llama.cpp's 'offloaded 0/N layers to GPU' (llamacpp-161, a real RTX 2080 Ti
+    # log: every layer on the CPU) gave BACKEND_OVERRIDE_IGNORED [warning] in scan and [pass] in the gate
+    log = str(FIXTURES / "llamacpp" / "llamacpp-161.log")
+    out = CliRunner().invoke(cli, ["gate", "--partial-log", "--format", "json", log]).stdout
+    checks = {c["code"]: c for c in json.loads(out)["gate"]["checks"]}
+    assert checks["BACKEND_OVERRIDE_IGNORED"]["verdict"] == "warn"
+    assert "no rule above names its code" in checks["BACKEND_OVERRIDE_IGNORED"]["message"]
+    pol = tmp_path / "p.toml"
+    pol.write_text('[[rule]]\nlevel = "pass"\ncodes = ["BACKEND_OVERRIDE_IGNORED"]\nreason = "our CPU runners"\n')
+    out = CliRunner().invoke(cli, ["gate", "--partial-log", "--format", "json", "--policy", str(pol), log]).stdout
+    checks = {c["code"]: c for c in json.loads(out)["gate"]["checks"]}
+    assert checks["BACKEND_OVERRIDE_IGNORED"]["verdict"] == "pass"
+
+
+def test_a_severities_target_takes_findings_of_that_severity_only():
+    from logscan.gate.policy import PolicyRule, Subject, matches
+    rule = PolicyRule(level="fail", severities=["error"])
+    assert matches(rule, Subject("vllm", None, None, None, code="KV_CACHE_UNSUPPORTED", severity="error"), {})
+    assert not matches(rule, Subject("vllm", None, None, None, code="KV_CACHE_UNSUPPORTED", severity="warning"), {})
+    assert not matches(rule, Subject("vllm", None, None, None, cost_class="native"), {})
+    with pytest.raises(PolicyError):
+        parse_policy('[[rule]]\nlevel = "warn"\nseverities = ["fatal"]\n', "p.toml", {"START_FAILED"})

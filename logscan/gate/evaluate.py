@@ -117,7 +117,8 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       family=sel.family if sel else None, scheme=sel.scheme if sel else None,
                       evidence=f.evidence, reasons=list(f.reasons))
             subj = Subject(eng, ver, sel.scheme if sel else None, sel.family if sel else None, code=f.code,
-                           kernels=tuple(k for k in (f.kernel,) if k), parents=findings.lineage(f.code)[1:])
+                           kernels=tuple(k for k in (f.kernel,) if k), parents=findings.lineage(f.code)[1:],
+                           severity=f.severity.value)
             facts[id(c)] = c.message
             keys[id(c)] = (n, run.source, sel.line, sel.family) if sel else (n, run.source, f.line, None)
             judged = _judge(c, subj, policy, cmap, today, rel)

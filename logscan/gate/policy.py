@@ -57,7 +57,9 @@ class Scope(_Strict):
 
     Targets (at least one): ``cost_classes`` (a selection of that class, and the finding code
     ``findings.toml`` maps that class to), ``codes`` (finding codes), ``kernels`` (globs on
-    the kernel name as logged or its ladder class, case-insensitive).
+    the kernel name as logged or its ladder class, case-insensitive), ``severities`` (a
+    finding the scan rates ``warning`` or ``error``, whatever its code: the default policy's
+    last rules, so that a finding no rule names is never a silent pass).
     """
 
     engine: Optional[str] = None
@@ -67,6 +69,7 @@ class Scope(_Strict):
     cost_classes: list[CostClass] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
     kernels: list[str] = field(default_factory=list)
+    severities: list[Literal["info", "warning", "error"]] = field(default_factory=list)
 
     @field_check("versions")
     def _spec(cls, v: Optional[str]) -> Optional[str]:
@@ -86,8 +89,8 @@ class Scope(_Strict):
 
     @after_check
     def _has_target(self):
-        if not (self.cost_classes or self.codes or self.kernels):
-            raise ValueError("names no target: give cost_classes, codes or kernels")
+        if not (self.cost_classes or self.codes or self.kernels or self.severities):
+            raise ValueError("names no target: give cost_classes, codes, kernels or severities")
         return self
 
 
@@ -167,6 +170,8 @@ class Subject:
     kernels: tuple[str, ...] = ()
     #: the code's parents (``patterns/findings.toml`` ``parent``): a rule naming one takes the code
     parents: tuple[str, ...] = ()
+    #: the scan's severity of a finding check (``info``, ``warning``, ``error``); None otherwise
+    severity: Optional[str] = None
 
 
 def matches(scope: Scope, s: Subject, cost_class_finding: dict[str, str]) -> bool:
@@ -190,6 +195,8 @@ def matches(scope: Scope, s: Subject, cost_class_finding: dict[str, str]) -> boo
             return True
         if any(cost_class_finding.get(c) == s.code for c in classes):
             return True
+    if s.severity is not None and s.severity in scope.severities:
+        return True
     return any(_glob(k, name) for k in scope.kernels for name in s.kernels)
 
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from logscan.cli import cli
-from tests.conftest import scan_json, write_log
+from tests.conftest import FIXTURES, scan_json, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures" / "llamacpp"
 
@@ -88,3 +88,23 @@ def test_no_layer_offloaded_needs_no_cuda_device_line(tmp_path, device):
     assert run["engine"]["platform"] == "CPU"
     assert run["selections"] == []
     assert "BACKEND_OVERRIDE_IGNORED" in {f["code"] for f in run["findings"]}
+
+
+def test_the_walk_needs_the_log_to_name_the_platform_not_only_a_gpu_flag(tmp_path):
+    """New-user trial: 'gate --gpu "RTX 4090"' on llamacpp-106 (a real Q6_K load whose window has no
+    device or offload line) PASSED on an inferred 'MMQ ampere config ... native': a CPU or Vulkan
+    build on that machine runs no MMQ kernel. With ggml_cuda_init's device lines (real ones, from a
+    CUDA start) in front, the CUDA backend is the log's word and the walk stays."""
+    import json
+    from click.testing import CliRunner
+    from logscan.cli import cli
+    src = FIXTURES / "llamacpp" / "llamacpp-106.log"
+    out = CliRunner().invoke(cli, ["scan", "--format", "json", "--gpu", "RTX 4090", str(src)]).stdout
+    run = json.loads(out)["runs"][0]
+    assert run["selections"] == [] and "names no platform" in run["config"]["extra"]["walk_skipped"]
+    cuda = tmp_path / "cuda.log"
+    cuda.write_text("ggml_cuda_init: found 1 CUDA devices:\n"
+                    "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n" + src.read_text())
+    run = json.loads(CliRunner().invoke(cli, ["scan", "--format", "json", "--gpu", "RTX 4090", str(cuda)]).stdout)["runs"][0]
+    assert run["engine"]["platform"] == "CUDA"
+    assert [s["kernel"] for s in run["selections"]] and "walk_skipped" not in run["config"]["extra"]

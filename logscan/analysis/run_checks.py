@@ -209,6 +209,11 @@ def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selecti
     for w in pack.meta.walk:
         if w.family in families or not regex.search(w.quantization, run.config.quantization):
             continue
+        if w.needs_logged_platform and not run.platform:
+            run.config.extra.setdefault("walk_skipped", (
+                f"{pack.engine} does not log its matmul path, and the log names no platform (no device or "
+                f"offload line): no kernel is inferred for {w.family} from the GPU alone"))
+            continue
         try:
             res = walk(ctx.packs, pack.engine, w.scheme, machine)
         except SchemeError:

@@ -133,9 +133,9 @@ def _run(run: Run) -> list[str]:
         rows.append(("config", facts))
     if c.extra.get("gpu_unknown"):  # analysis/run_checks.note_unknown_gpu: a GPU name not understood
         rows.append(("gpu", c.extra["gpu_unknown"][:400]))
-    for key in ("gpu_given", "gpu_contradicted"):  # analysis/run_checks: note_given_gpu, judged_machine
-        if c.extra.get(key):
-            rows.append(("gpu", c.extra[key][:400]))
+    for key, label in (("gpu_given", "gpu"), ("gpu_contradicted", "gpu"), ("walk_skipped", "inferred")):
+        if c.extra.get(key):  # analysis/run_checks: note_given_gpu, judged_machine, walk_selections
+            rows.append((label, c.extra[key][:400]))
     out = [f'<section class="run" id="run-{run.index + 1}"><h2>Run {run.index + 1}</h2><table class="hdr">']
     out += [f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows]
     out.append("</table>")

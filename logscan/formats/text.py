@@ -124,9 +124,9 @@ def _run(run: Run) -> list[str]:
         out.append("  config   " + " ".join(facts))
     if c.extra.get("gpu_unknown"):  # analysis/run_checks.note_unknown_gpu
         out.append(f"  gpu      {c.extra['gpu_unknown'][:400]}")
-    for key in ("gpu_given", "gpu_contradicted"):  # analysis/run_checks: note_given_gpu, judged_machine
-        if c.extra.get(key):
-            out.append(f"  gpu      {c.extra[key][:400]}")
+    for key, label in (("gpu_given", "gpu"), ("gpu_contradicted", "gpu"), ("walk_skipped", "inferred")):
+        if c.extra.get(key):  # analysis/run_checks: note_given_gpu, judged_machine, walk_selections
+            out.append(f"  {label:<8} {c.extra[key][:400]}")
     qsrc = c.extra.get("quantization_source")
     if qsrc:  # an engine that never logs its effective quantization (pack quantization_unlogged)
         out.append(f"  quant    {qsrc[:400]}")

@@ -228,6 +228,10 @@ class WalkInfer(_Strict):
     quantization: str  #: regex over the run's quantization (e.g. the GGUF file type)
     scheme: str  #: scheme id in ``patterns/schemes.toml``
     family: str  #: layer family of the inferred selection
+    #: walk only when the log itself names the run's platform (a device line, a backend's own
+    #: lines): for an engine whose build, not the GPU, decides the backend (llama.cpp: a CPU, Metal
+    #: or Vulkan build on a machine with an RTX 4090), ``--gpu`` alone proves no GPU kernel ran
+    needs_logged_platform: bool = False
 
 
 @strict

@@ -108,3 +108,13 @@ def test_the_walk_needs_the_log_to_name_the_platform_not_only_a_gpu_flag(tmp_pat
     run = json.loads(CliRunner().invoke(cli, ["scan", "--format", "json", "--gpu", "RTX 4090", str(cuda)]).stdout)["runs"][0]
     assert run["engine"]["platform"] == "CUDA"
     assert [s["kernel"] for s in run["selections"]] and "walk_skipped" not in run["config"]["extra"]
+
+
+def test_a_second_line_stating_the_same_code_is_named_in_the_finding_not_lost(tmp_path):
+    """New-user trial: 'offloaded 0/28 layers to GPU' after llamacpp-106's 'flash_attn ... forcing off'
+    (both BACKEND_OVERRIDE_IGNORED, one finding per code) left no trace of the CPU offload."""
+    src = (FIXTURES / "llamacpp" / "llamacpp-106.log").read_text()
+    p = write_log(tmp_path, src + "llm_load_tensors: offloaded 0/28 layers to GPU\n")
+    (f,) = scan_json(p)["runs"][0]["findings"]
+    assert f["code"] == "BACKEND_OVERRIDE_IGNORED" and "forcing off" in f["evidence"]
+    assert f"also line {src.count(chr(10)) + 1}: llm_load_tensors: offloaded 0/28 layers to GPU" in f["reasons"]

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 _RANK = {Severity.info: 0, Severity.warning: 1, Severity.error: 2}
 
 
+#: lines of other rules named in one finding's reasons ("also line N: ...")
+_ALSO_MAX = 8
+
+
 class FindingSet:
     """The findings of one run being closed: one per (layer family, code).
 
@@ -70,6 +74,12 @@ class FindingSet:
             for rs in reasons or []:
                 if rs not in f.reasons and len(f.reasons) < 64:
                     f.reasons.append(rs)
+            if rule_id != f.rule and ev.line != f.line and not inferred:
+                # another rule states the same code: one finding, but its line is named, never lost
+                # (llama.cpp's 'offloaded 0/28 layers to GPU' after 'flash_attn ... forcing off')
+                also = f"also line {ev.line}: {clip(ev.message, 300)}"
+                if also not in f.reasons and sum(r.startswith("also line ") for r in f.reasons) < _ALSO_MAX:
+                    f.reasons.append(also)
             new_sev = severity or Severity(self.codes.code[code].severity)
             graver = not inferred and _RANK[new_sev] > _RANK[f.severity]
             if (f.inferred and not inferred) or graver:

@@ -146,3 +146,12 @@ def test_levenshtein_advice_is_no_missing_kernel_package():
 def _run_lines(name: str) -> list[str]:
     from tests.conftest import FIXTURES
     return (FIXTURES / name.rsplit("-", 1)[0] / f"{name}.log").read_text(encoding="utf-8").splitlines()
+
+
+def test_using_engine_line_is_the_lmdeploy_runs_backend(tmp_path):
+    run = _run("lmdeploy-163")  # 'lmdeploy - INFO - api.py:81 - Using turbomind engine' opens the run
+    assert run["first_line"] == 2
+    assert run["config"]["extra"]["lmdeploy_backend"] == "turbomind"
+    # counter-example: another tool's sentence with the words is no LMDeploy line
+    log = write_log(tmp_path, "INFO: Not using turbomind engine for this model\n")
+    assert all(r["engine"]["name"] != "lmdeploy" for r in scan_json(log)["runs"])

@@ -230,7 +230,7 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
         cut = (f" (the traceback from line {sf.traceback_line} is cut before it{fn})"
                if sf.traceback_line is not None else "")
         if uncaught and _TERMINATE.search(sf.evidence):  # a C++ abort: its what() line was cut
-            sf.headline = f"{sf.evidence.strip()} — a C++ exception nothing caught; its what() line is not in the log"
+            sf.headline = f"{sf.evidence.strip()} — the exception that caused it is not in the log (a C++ exception nothing caught: its what() line is cut)"
         elif uncaught:
             sf.headline = f"no exception line in the log{cut}"
         elif sf.traceback_line is not None:  # the engine's line names a traceback the window cut

@@ -92,12 +92,19 @@ def kernels_in_message(lexicon: LexiconFile, message: str, ladder: Iterable[str]
     return out
 
 
+#: libstdc++'s std::terminate banner for a C++ exception nothing caught: the C++ runtime's abort,
+#: no line of a Python traceback (its cause, when kept, is the ``what():`` line after it)
+_TERMINATE = regex.compile(r"\bterminate called after throwing an instance of '")
+
+
 def _tb_events(run: RunState, rules: dict) -> list[Event]:
-    """The run's traceback lines: ``uncaught`` events and frames read by frame rules, in line order."""
+    """The run's traceback lines: ``uncaught`` events and frames read by frame rules, in line order
+    (a C++ terminate banner is none: ``_TERMINATE``)."""
     out = []
     for e in run.events:
         if e.kind == "uncaught":
-            out.append(e)
+            if not _TERMINATE.search(e.message):
+                out.append(e)
         elif e.rule in rules and is_frame_rule(rules[e.rule][0].rule):
             out.append(e)
     return out
@@ -222,7 +229,9 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
         fn = f"; its last frame, line {last.line}, is in {frame_parts(last.message)[1]}" if last else ""
         cut = (f" (the traceback from line {sf.traceback_line} is cut before it{fn})"
                if sf.traceback_line is not None else "")
-        if uncaught:
+        if uncaught and _TERMINATE.search(sf.evidence):  # a C++ abort: its what() line was cut
+            sf.headline = f"{sf.evidence.strip()} — the exception that caused it is not in the log (a C++ exception nothing caught: its what() line is cut)"
+        elif uncaught:
             sf.headline = f"no exception line in the log{cut}"
         elif sf.traceback_line is not None:  # the engine's line names a traceback the window cut
             sf.headline = f"{sf.evidence.strip()} — the exception that caused it is not in the log{cut}"

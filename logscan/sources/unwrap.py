@@ -14,6 +14,10 @@ Handles, line by line and auto-detected per line:
   shard's stderr>``, launcher/src/main.rs 2.0.4 -> v3.3.7) becomes the lines the compact format
   prints for it: the first behind the compact prefix, each further one bare, all numbered with
   the JSON line, so the shard's traceback and its exception line are read as in compact mode.
+  A tracing record cut before its end (a paste window that stops mid-record, as TGI issue
+  pastes of ``--json-output`` do: the record's ``"target"`` key comes last, so a cut record has
+  none) is salvaged the same way: its timestamp, level and the decoded part of its message,
+  with the target of the last tracing record of the input (or none when no record gave one).
 
 The line number of a joined record is that of its first physical line. A joined record
 is capped at ``max_len`` characters (the rest dropped, flagged truncated).
@@ -31,6 +35,17 @@ from .triggers import JSON_KEYS
 #: the message of a Rust tracing JSON record (``fields.message``): its line breaks are the compact
 #: format's own (``feed`` splits them), unlike a JSON formatter's message joined into one record
 _TRACING = "tracing"
+
+#: the head of a Rust tracing JSON record (tracing-subscriber's json(): timestamp, level, fields
+#: first, target after them); the message may be cut anywhere
+_TRACING_HEAD = regex.compile(
+    r'\{"timestamp":"(?P<ts>[^"\\]{10,40})","level":"(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)","fields":\{"message":"(?P<msg>.*)', regex.S)
+#: a tracing record's target key (the last record's target names a cut record's)
+_TRACING_TARGET = regex.compile(r'"target":"(?P<target>[A-Za-z_][\w:]{0,80})"')
+#: an escape the cut left unfinished (an odd backslash, or ``\\u`` with fewer than 4 digits)
+_PARTIAL_ESCAPE = regex.compile(r'(?P<keep>(?<!\\)(?:\\\\)*)\\(?:u[0-9A-Fa-f]{0,3})?$')
+#: the end of a JSON string body: an unescaped quote
+_STRING_END = regex.compile(r'(?<!\\)(?:\\\\)*"')
 
 _CRI = regex.compile(r"(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?P<stream>stdout|stderr) (?P<tag>[PF]) ?(?P<msg>.*)", regex.S)
 
@@ -75,6 +90,31 @@ def _json_line(text: str) -> Optional[tuple[str, bool, str]]:
     return clean_message(f"{head}{loc}{msg}"), True, ""
 
 
+def _cut_tracing(text: str, target: Optional[str]) -> Optional[str]:
+    """The compact line a tracing JSON record cut before its end stands for, else None.
+
+    ``text`` failed to parse as JSON; when it opens as a tracing record (``_TRACING_HEAD``) the
+    message's JSON escapes are decoded up to the cut (a trailing partial escape dropped) and the
+    line reads ``<timestamp>  <LEVEL> <target>: <message>`` (``<target>: `` left out when no earlier
+    record of the input named one). A record whose message string did end (the cut fell in a later
+    key) keeps the whole message.
+    """
+    m = _TRACING_HEAD.match(text)
+    if m is None:
+        return None
+    body = m.group("msg")
+    end = _STRING_END.search(body)
+    if end is not None:
+        body = body[: end.end() - 1]
+    body = _PARTIAL_ESCAPE.sub(r"\g<keep>", body)  # a partial escape at the cut
+    try:
+        msg = json.loads(f'"{body}"', strict=False)
+    except ValueError:  # an invalid escape inside: the raw text, escapes and all
+        msg = body
+    head = f"{m.group('ts')}  {m.group('level')} " + (f"{target}: " if target else "")
+    return clean_message(f"{head}{msg}".rstrip("\n"))
+
+
 class Unwrapper:
     """The stateful core of ``unwrap``, fed one physical line at a time (for a tail that never ends).
 
@@ -90,6 +130,7 @@ class Unwrapper:
         self._line = 0
         self._len = 0
         self._trunc = False
+        self._target: Optional[str] = None  #: the last tracing record's target (names a cut record's)
 
     @property
     def pending(self) -> bool:
@@ -110,6 +151,18 @@ class Unwrapper:
             j = _json_line(text)
             if j is not None:
                 body, complete, kind = j
+            elif text.startswith('{"timestamp":"'):
+                cut = _cut_tracing(text, self._target)
+                if cut is not None:
+                    body, kind = cut, _TRACING
+            if kind == _TRACING or '"target":"' in text:
+                t = _TRACING_TARGET.search(text)
+                if t is not None:
+                    self._target = t.group("target")
+        elif '"target":"' in text:  # the tail of a record whose head was cut off the window
+            t = _TRACING_TARGET.search(text)
+            if t is not None:
+                self._target = t.group("target")
         if not self._parts and complete:
             if kind == _TRACING and "\n" in body:
                 return [(n, part, trunc) for part in body.split("\n")]

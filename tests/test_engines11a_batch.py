@@ -114,3 +114,24 @@ def test_the_batchs_trtllm_precision_windows_stay_silent():
         assert [r["engine"]["name"] for r in runs] == ["trtllm"], n
         assert _codes(runs[0]) == set(), n
         assert runs[0]["selections"] == [], n
+
+
+def test_the_2026_module_tag_after_the_level_is_part_of_the_prefix(tmp_path):
+    # trtllm-180: '  [TRT-LLM] [I] [_torch] Use 14.79 GB for model weights.' (1.3.0rc17); at first sight the
+    # run ended at line 3
+    (run,) = _runs(FIX / "trtllm" / "trtllm-180.log")
+    assert (run["first_line"], run["last_line"]) == (1, 9)
+    assert _codes(run) == set()
+    # '[_torch][RANK 0]' / '[executor][RANK 1]': the rank glued to the module tag is the line's rank
+    log = write_log(tmp_path, "[09/04/2026-00:08:52] [TRT-LLM] [I] [_torch][RANK 0] Using Sampler: TorchSampler\n"
+                              "[06/03/2026-08:27:38] [TRT-LLM] [E] [executor][RANK 1] Failed to initialize executor "
+                              "on rank 1: auto_deploy::torch_dist_all_gather() expected at most 3 argument(s)\n")
+    doc = scan_json(log)
+    assert [(e["line"], e["rank"]) for e in doc["events"]] == [(1, "0"), (2, "1")]
+    assert doc["runs"][0]["start_failure"]["line"] == 2
+
+
+def test_another_bracketed_word_after_the_level_stays_in_the_message(tmp_path):
+    # counter-example: only the _torch / executor module tags are prefix; '[foo] Using Sampler' is no start line
+    log = write_log(tmp_path, "[09/04/2026-00:08:52] [TRT-LLM] [I] [foo] Using Sampler: TorchSampler\n")
+    assert scan_json(log)["events"] == []

@@ -135,3 +135,23 @@ def test_another_bracketed_word_after_the_level_stays_in_the_message(tmp_path):
     # counter-example: only the _torch / executor module tags are prefix; '[foo] Using Sampler' is no start line
     log = write_log(tmp_path, "[09/04/2026-00:08:52] [TRT-LLM] [I] [foo] Using Sampler: TorchSampler\n")
     assert scan_json(log)["events"] == []
+
+
+# --- engines11a-2 (a second first sight after the fixes, 1.000) ------------------------------------
+
+def test_a_hipblas_internal_error_on_a_mixed_rocm_machine_is_no_arch_refusal():
+    # llamacpp-223: four ROCm devices (gfx908, gfx1100, gfx906) and 'ROCm error: CUBLAS_STATUS_INTERNAL_ERROR'
+    (run,) = _runs(FIX / "llamacpp" / "llamacpp-223.log")
+    assert (run["engine"]["platform"], run["config"]["gpu"]) == ("ROCM", "AMD Instinct MI100")
+    assert _codes(run) == set()
+
+
+def test_an_nccl_assertion_and_an_import_failure_end_the_start_without_a_finding():
+    # trtllm-186: '[TRT-LLM] [RANK 0] [E] Failed to initialize executor ... NCCL error'; trtllm-188:
+    # flash_attn_2_cuda's undefined symbol under transformers' import error (no OPTIONAL_PACKAGE_MISSING)
+    (run,) = _runs(FIX / "trtllm" / "trtllm-186.log")
+    assert run["start_failure"]["line"] == 13
+    assert _codes(run) == set()
+    (run,) = _runs(FIX / "trtllm" / "trtllm-188.log")
+    assert run["start_failure"] is not None
+    assert _codes(run) == set()

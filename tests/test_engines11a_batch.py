@@ -155,3 +155,16 @@ def test_an_nccl_assertion_and_an_import_failure_end_the_start_without_a_finding
     (run,) = _runs(FIX / "trtllm" / "trtllm-188.log")
     assert run["start_failure"] is not None
     assert _codes(run) == set()
+
+
+def test_a_frame_in_the_hip_library_names_the_rocm_platform(tmp_path):
+    # llamacpp-224: gdb frames 'ggml_backend_cuda_graph_compute(...) () from .../libggml-hip.so'; no platform
+    # at first sight
+    (run,) = _runs(FIX / "llamacpp" / "llamacpp-224.log")
+    assert run["engine"]["platform"] == "ROCM"
+    assert _codes(run) == set()
+    # counter-example: the same frame in the CUDA build's library names no platform
+    log = write_log(tmp_path, "#4  0x00007009be2eed2a in ggml_backend_cuda_graph_compute(ggml_backend*, ggml_cgraph*) "
+                              "() from /home/user/llama.cpp/build/bin/libggml-cuda.so\n")
+    (run,) = _runs(log)
+    assert run["engine"]["platform"] is None

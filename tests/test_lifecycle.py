@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from logscan.cli import cli
 from logscan.packs.loader import default_packs
 from logscan.pipeline import scan_inputs
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, known_misses
 
 DATA = Path(__file__).parent / "data"
 LIFECYCLE = sorted(p for p in FIXTURES.glob("*/*.label.json") if "lifecycle" in json.loads(p.read_text()))
@@ -44,6 +44,9 @@ def test_lifecycle_labels_exist():
 
 @pytest.mark.parametrize("label", LIFECYCLE, ids=lambda p: p.name.split(".")[0])
 def test_labelled_lifecycle_is_met(label):
+    miss = known_misses().get(f"{label.parent.name}/{label.name.split('.')[0]}")
+    if miss is not None and "lifecycle" in miss:
+        pytest.xfail(f"known miss: {miss}")
     want = json.loads(label.read_text())["lifecycle"]
     runs = _runs(label.with_name(label.name.replace(".label.json", ".log")))
     failed = [r for r in runs if r.start_failure is not None]

@@ -105,3 +105,30 @@ def test_named_per_role_backends_are_still_read(tmp_path):
     p = write_log(tmp_path, "[2026-11-29 10:00:00 TP0] Set DSA backends for GLM FP8 KV Cache on "
                   "SM120/SM121: prefill=flashinfer, decode=flashinfer.\n")
     assert "sglang.grammar.role-backends" in {e["rule"] for e in scan_json(p)["events"]}
+
+
+def test_a_followed_pipe_with_a_descriptor_above_fd_setsize_is_read():
+    # the batch's 15 logs made the test process hold more than 1024 descriptors when the pipe
+    # test ran: select() refused the pipe ('filedescriptor out of range'); poll() has no bound
+    import os
+    import resource
+
+    import pytest
+
+    from logscan.follow.pipe import StreamTail
+
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 1200:
+        pytest.skip("the descriptor limit is below 1200: no descriptor above FD_SETSIZE can be opened")
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        r, w = os.pipe()
+        assert r >= 1024
+        os.write(w, b"[2026-08-06 02:49:32] Scheduler hit an exception: x\nlast\n")
+        os.close(w)
+        t = StreamTail(r)
+        assert [line for line, _ in t.poll()] == [b"[2026-08-06 02:49:32] Scheduler hit an exception: x", b"last"]
+        assert t.eof
+        os.close(r)
+    finally:
+        for fd in held:
+            os.close(fd)

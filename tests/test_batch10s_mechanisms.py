@@ -65,7 +65,7 @@ def test_sglang_flag_names_parse_from_pack_data():
                          "--fp8-gemm-backend cutlass --moe-runner-backend deep_gemm", CLI))
     assert got == {"model": "m", "tensor_parallel_size": "4", "data_parallel_size": "2",
                    "expert_parallel_size": "8", "trust_remote_code": "true",
-                   "linear_backend": "cutlass", "moe_backend": "deep_gemm"}
+                   "fp8_gemm_runner_backend": "cutlass", "moe_backend": "deep_gemm"}
     # no positional argument in SGLang's parser: a stray word names no model
     assert "model" not in dict(arguments("serve --port 30000", CLI))
 

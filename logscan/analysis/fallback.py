@@ -80,6 +80,10 @@ def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Opti
             v = values.get(name)
             if v is not None and str(v) != "None":
                 machine.env[flag] = str(v).strip("'\"")
+    for flag, name in pack.meta.pack.option_args.items():
+        v = run.config.extra.get(name)  # no dump states it: a launch command's flag (pack.cli names)
+        if isinstance(v, str) and v != "None":
+            machine.env.setdefault(flag, v.strip("'\""))
     set_compiled_builds(machine, run, pack)
     return machine, origin
 

@@ -251,11 +251,15 @@ def infer_selections(pack: Pack, config: RunConfig, version: Optional[str],
             continue
         asked = getattr(sa, spec.arg, None) if sa is not None else None
         asked = asked if isinstance(asked, str) else None
+        asked_line = sa.line if asked and sa is not None else None
+        if asked is None and isinstance(config.extra.get(spec.arg), str):
+            # no dump states it: a pasted launch command's flag asks for it (pack.cli names)
+            asked = config.extra[spec.arg].strip("'\"")
         # Evaluate for every capability the GPU may have; infer only when all agree.
         results = set()
         picked = None
         for cc in gpu.ccs:
-            got = _decide(spec, data, cc, cuda, ver, asked, quant, sa)
+            got = _decide(spec, data, cc, cuda, ver, asked, quant, asked_line)
             results.add(None if got is None else (got[0].kernel, got[0].cost_class))
             picked = picked or got
         if len(results) != 1 or picked is None or None in results:
@@ -270,7 +274,8 @@ def infer_selections(pack: Pack, config: RunConfig, version: Optional[str],
         out.append((Selection(
             family=spec.family, kernel=outcome.kernel, cost_class=CostClass(outcome.cost_class),
             observed=False, reasoning=reasoning, line=line,
-            evidence=f"server_args {spec.arg}={asked or 'auto'}; GPU {gpu.label}",
+            evidence=(f"launch command {spec.arg}={asked}" if asked and asked_line is None
+                      else f"server_args {spec.arg}={asked or 'auto'}") + f"; GPU {gpu.label}",
             rule=f"{pack.engine}.infer.{spec.id}",
         ), spec.registry))
     return out
@@ -288,22 +293,26 @@ def _args_prove(or_args: dict[str, str], sa: Optional[ServerArgs]) -> bool:
 
 
 def _decide(spec, data: InferFile, cc: int, cuda: Optional[str], ver: Optional[Version],
-            asked: Optional[str], quant: str, sa: Optional[ServerArgs]):
-    """(outcome, reasoning steps, notes) of one inference spec on one capability; None when nothing follows."""
+            asked: Optional[str], quant: str, asked_line: Optional[int]):
+    """(outcome, reasoning steps, notes) of one inference spec on one capability; None when nothing follows.
+
+    ``asked``: the value the log asks for ``spec.arg``: a server_args dump's (``asked_line``
+    its line), else a launch command's (``asked_line`` None)."""
     ev = _Evaluator(data, cc, cuda, ver)
     steps: list[str] = []
     auto_values = {v for ch in data.chain if ch.arg == spec.arg for v in ch.auto} | {"None"}
+    on_cli = f"{spec.arg}={asked!r} asked on the launch command"
     if asked and asked not in auto_values:
         value = asked
-        steps.append(f"server_args {spec.arg}={asked!r} (line {sa.line})")  # type: ignore[union-attr]
+        steps.append(f"server_args {spec.arg}={asked!r} (line {asked_line})" if asked_line is not None else on_cli)
     else:
         resolved = ev.chain(spec.arg, quant)
         if resolved is None:
             return None
         value, cond, ch = resolved
-        where = (f"{spec.arg}={asked!r} in server_args (line {sa.line})" if sa is not None and asked
-                 else f"{spec.arg} not in the log (default auto)")
-        steps.append(f"{where}; the auto ladder ({ch.source}) picks {value!r} because {cond}")
+        said = (f"{spec.arg}={asked!r} in server_args (line {asked_line})" if asked and asked_line is not None
+                else on_cli if asked else f"{spec.arg} not in the log (default auto)")
+        steps.append(f"{said}; the auto ladder ({ch.source}) picks {value!r} because {cond}")
     outcome = spec.outcomes.get(value)
     if outcome is None:
         return None

@@ -254,7 +254,8 @@ def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSp
                     run.platform, run.platform_line = v.upper(), ev.line
             elif k in PARALLEL_FACTS:
                 parallel_fact(c, k, v)
-            elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len"):
-                c.extra.setdefault(k, v)
+            elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len") \
+                    or (key == "cli" and cli is not None and k in cli.names.values()):
+                c.extra.setdefault(k, v)  # a backend asked for; a pack-named flag's field (pack.cli names)
     else:
         c.extra.setdefault(key, value)

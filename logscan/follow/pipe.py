@@ -35,7 +35,7 @@ class _LineCut:
 
 
 class StreamTail(_LineCut):
-    """Lines of a pipe or stdin, read without blocking (``select``); ``eof`` once it ends."""
+    """Lines of a pipe or stdin, read without blocking (``poll``, else ``select``); ``eof`` once it ends."""
 
     def __init__(self, fd: int, max_line: int = MAX_LINE):
         self.fd = fd
@@ -49,6 +49,13 @@ class StreamTail(_LineCut):
         self._skipping = False
         self._first = True  #: no byte read yet (the gzip test looks at the first ones)
         self.compressed = False  #: the stream began with the gzip magic: refused (follow exits 2)
+        # poll(2), not select(2): select takes no descriptor >= FD_SETSIZE (1024), and a follower
+        # that holds many files, or a process that opened many before (the test suite), gets one
+        # ('ValueError: filedescriptor out of range in select()'); poll has no such bound
+        self._poller = None
+        if hasattr(select, "poll"):
+            self._poller = select.poll()
+            self._poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
 
     pending = False  #: nothing waits: a pipe has no rotated pieces
 
@@ -85,7 +92,10 @@ class StreamTail(_LineCut):
         for _ in range(budget):
             if self.eof:
                 return
-            ready, _, _ = select.select([self.fd], [], [], 0)
+            if self._poller is not None:
+                ready = self._poller.poll(0)
+            else:  # no poll(2) on this platform: select, bounded by FD_SETSIZE
+                ready, _, _ = select.select([self.fd], [], [], 0)
             if not ready:
                 return
             data = os.read(self.fd, CHUNK)

@@ -184,8 +184,8 @@ class Stream:
 def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
     """``(seen, new)``: the keys already reported for ``run`` (a set the caller adds to as it
     reports) and ``(key, record)`` for each selection, finding or failed start of ``run`` not
-    reported before (``final`` False: an open run, whose uncaught-traceback failure waits for a
-    poll with no new line, or its close). Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
+    reported before (``final`` False: an open run, whose uncaught-traceback failure, and whose
+    findings while no line names its engine, wait for a poll with no new line, or its close). Keeps the keys of the latest ``KEEP_RUNS`` runs of ``s`` only."""
     seen = s.reported.get(run.first_line)
     if seen is None:
         seen = s.reported[run.first_line] = set()
@@ -200,9 +200,17 @@ def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list
         key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"
         if key not in seen:
             new.append((key, FollowRecord(type="selection", selection=sel, **base)))
+    # a finding of an open run no line has named yet holds like an uncaught failure: scan judges
+    # a rule's finding by the run's engine (analysis/trust.py), and a later line naming it can
+    # withdraw one another engine's rule stated (sglang-299: a vLLM-worded arch line read before
+    # the 'sglang serve' command that names the run); reported at a quiet poll or the close
+    unnamed = not final and run.engine.name == "unknown"
     for f in run.findings:
         key = f"f\x1f{f.code}" + (f"\x1f{f.family}" if f.family else "")  # one per (run, family, code)
         if key not in seen:
+            if unnamed:
+                s.held_failure = True
+                continue
             new.append((key, FollowRecord(type="finding", finding=f, **base)))
     sf = run.start_failure
     # a failed start read from an uncaught traceback is "no later line shows the run went on"

@@ -318,8 +318,9 @@ def _count(pipe: Pipeline, stats: InputStats) -> None:
 
 def _collect(items: list, report: Report, index: int) -> None:
     for ev, run in items:
-        # a ``progress`` line is evidence for the analysis only (a traceback was survived), not a report event
-        if ev is not None and ev.kind != "progress" and len(report.events) < MAX_REPORT_EVENTS:
+        # a ``progress`` line is evidence for the analysis only (a traceback was survived), not a report
+        # event; an ``unread`` line is reported as its run's "not understood" entry
+        if ev is not None and ev.kind not in ("progress", "unread") and len(report.events) < MAX_REPORT_EVENTS:
             report.events.append(ev)
         if run is not None:
             report.runs.append(run)

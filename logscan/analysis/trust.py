@@ -168,8 +168,7 @@ def unexplained(events: list[Event], rules: dict, used: set[tuple[int, str]],
         else:
             why = "its finding was not trusted: " + why
         seen.update((ev.line, ev.message))
-        # the sweep is every pack's (common-rules): its id without the engine of the copy that fired
-        out.append(Unexplained(line=ev.line, rule=ev.rule.split(".", 1)[-1], kind=ev.kind, message=ev.message[:2000], why=why))
+        out.append(Unexplained(line=ev.line, rule=ev.rule, kind=ev.kind, message=ev.message[:2000], why=why))
     return out
 
 

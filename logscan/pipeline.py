@@ -120,7 +120,8 @@ class Pipeline:
 
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         for ev in events:
-            yield ev, None
+            if ev.kind != "unread":  # a kernel sentence no rule read: its run's "not understood" entry only
+                yield ev, None
             try:
                 runs = list(self._analyse(ev, self.matcher.engine_hint(ev)))
             except _SKIP as exc:  # a value past a bound the analysis did not expect: a counted skip
@@ -318,9 +319,8 @@ def _count(pipe: Pipeline, stats: InputStats) -> None:
 
 def _collect(items: list, report: Report, index: int) -> None:
     for ev, run in items:
-        # a ``progress`` line is evidence for the analysis only (a traceback was survived), not a report
-        # event; an ``unread`` line is reported as its run's "not understood" entry
-        if ev is not None and ev.kind not in ("progress", "unread") and len(report.events) < MAX_REPORT_EVENTS:
+        # a ``progress`` line is evidence for the analysis only (a traceback was survived), not a report event
+        if ev is not None and ev.kind != "progress" and len(report.events) < MAX_REPORT_EVENTS:
             report.events.append(ev)
         if run is not None:
             report.runs.append(run)

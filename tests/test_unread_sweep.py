@@ -169,3 +169,18 @@ def test_reworded_kernel_lines_surface_instead_of_vanishing():
         after[a] += 1
     assert before["vanished"] >= 5 and after["vanished"] == 0
     assert after["read"] == before["read"]
+
+
+def test_a_line_by_line_pipeline_yields_no_unread_event_as_scan_keeps_none():
+    """The property test's case (tests/test_properties.py): an upper-cased copy of a read kernel line is
+    swept; neither the report's events nor a line-by-line pipeline's carry it, the run lists it."""
+    from logscan.pipeline import Pipeline
+
+    line = "(Worker_TP0 pid=7) INFO 01-07 13:43:10 [modelopt.py:916] Using flashinfer-cutlass for NVFP4 GEMM"
+    lines = [line] * 3 + [line.upper()]  # (one or two lines after its selection it would be its rest)
+    rep = _scan(lines)
+    assert [u.line for u in _unread(rep)] == [4] and all(e.kind != "unread" for e in rep.events)
+    pipe = Pipeline(default_packs(), source="<stdin>")
+    got = [ev for n, text in enumerate(lines, 1) for ev, _ in pipe.feed(n, text) if ev is not None]
+    got += [ev for ev, _ in pipe.close() if ev is not None]
+    assert [e.line for e in got] == [e.line for e in rep.events]

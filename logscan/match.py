@@ -1,9 +1,8 @@
 """Match records against pack rules: a keyword prefilter, then each candidate rule's regex.
 
 The prefilter is one index of every rule keyword (``sources.prefilter.KeywordIndex``: ASCII
-case-insensitive unless a rule asks otherwise, as the byte-buffer prefilter that runs before
-it in ``scan``); only
-records it hits are tried against the rules whose keywords they contain. A rule with a
+case-insensitive unless a rule asks otherwise, as the byte-buffer prefilter that runs before it in
+``scan``); only records it hits are tried against the rules whose keywords they contain. A rule with a
 ``continuation`` holds its event open and gathers the following records of the same
 process (and the same ``file:line``) whose message matches the rule's ``item`` pattern: the
 per-kernel reasons of "Failed to find a kernel ... Reasons:" are kept that way.
@@ -32,8 +31,7 @@ from .sources.quoted import QuotedSource
 #: CPU seconds all the rule searches of one line may take together (the slowest real log line takes ~1 ms;
 #: ``regex`` timeouts count CPU time, so a loaded machine does not push a line over).
 LINE_BUDGET = 0.03
-#: Line numbers of over-budget lines kept to name them in the report.
-MAX_NAMED = 20
+MAX_NAMED = 20  #: line numbers of over-budget lines kept to name them in the report
 
 
 def _line_budget() -> float:
@@ -43,8 +41,9 @@ def _line_budget() -> float:
     except ValueError:
         return LINE_BUDGET
     return v if 0 < v < 3600 else LINE_BUDGET
-#: Records from other processes that may interleave with a continuation before it is closed.
-MAX_INTERLEAVE = 256
+
+
+MAX_INTERLEAVE = 256  #: records from other processes that may interleave with a continuation before it closes
 
 
 _HELD: dict = {"concurrent": False}
@@ -53,9 +52,8 @@ _NO_KWARGS: dict = {}
 
 def _held(rx) -> dict:
     """Keyword arguments that keep the GIL for a ``regex`` search (``concurrent=False``): a line's
-    searches are short, and each release let the reader's search threads take the interpreter
-    from the thread that reads the lines (they then wait behind it). Empty for a ``re`` pattern.
-    Shared, never-mutated dicts: this runs for every search of every line (no allocation)."""
+    searches are short, and each release let the reader's search threads take the interpreter from
+    the thread that reads the lines. Empty for a ``re`` pattern. Shared, never-mutated dicts."""
     return _HELD if isinstance(rx, regex.Pattern) else _NO_KWARGS
 
 
@@ -216,6 +214,8 @@ class Matcher:
                     tier = 6
                 else:
                     continue  # engine evidence: tried first (above), and never takes the line
+            elif r.kind == "unread":  # a kernel sentence no rule read (95-unread-kernel.toml): after all
+                tier = 7 if eng == (owner or self._context) else 8
             elif r.kind in ("uncaught", "ready", "progress"):
                 # every pack's generic traceback / came-up lines (99-uncaught.toml): after every
                 # rule that may read the line, the line's (or context's) engine first
@@ -247,13 +247,11 @@ class Matcher:
 
     def _over_budget(self, line: int) -> None:
         """Count the line being matched as over budget (once)."""
-        if self._over:
-            return
-        self._over = True
-        st = self.stats
-        st.over_budget += 1
-        if len(st.over_budget_at) < MAX_NAMED:
-            st.over_budget_at.append(line)
+        if not self._over:
+            self._over, st = True, self.stats
+            st.over_budget += 1
+            if len(st.over_budget_at) < MAX_NAMED:
+                st.over_budget_at.append(line)
 
     def _continues(self, rec: Record) -> Optional[bool]:
         """True: rec continues the pending event; False: it ends it; None: unrelated interleaved line."""
@@ -326,9 +324,11 @@ class Matcher:
             self._context = owner
         self.stats.prefilter_hits += 1
         self._source = rec.source
-        state_read = False  # a sparse ``ready`` rule read the line: only identity rules follow
+        state_read = said = False  # a sparse ``ready`` rule read the line: only identity rules follow
         for eng, cr in self._candidates(msg, owner, rule_ids):
             r = cr.rule
+            if r.kind == "unread" and (said or state_read):
+                break  # an identity / platform / state rule read the line: it is no unread sentence
             if (state_read or quoted and not r.source_line) and r.kind != "identity":
                 continue
             if noise and not (r.sparse and r.kind == "ready") and (noise_named or r.kind != "identity"):
@@ -370,6 +370,7 @@ class Matcher:
                 if r.kind == "identity" and not r.disowns and owner is None and self._context is None:
                     # (a ``disowns`` line is another program's: no evidence of the engine)
                     self._context = eng  # the run's engine: its rules first
+                said = True
                 yield ev
                 continue
             if r.continuation is not None:

@@ -120,7 +120,8 @@ class Pipeline:
 
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         for ev in events:
-            yield ev, None
+            if ev.kind != "unread":  # a kernel sentence no rule read: its run's "not understood" entry only
+                yield ev, None
             try:
                 runs = list(self._analyse(ev, self.matcher.engine_hint(ev)))
             except _SKIP as exc:  # a value past a bound the analysis did not expect: a counted skip

@@ -69,6 +69,9 @@ class Analyzer:
         #: source -> engines whose library another program of that source is built on (a ``disowns``
         #: identity line was read): their ``library`` identity rules name no engine there
         self._disowned: dict[str, set[str]] = {}
+        #: source -> ``unread`` events heard while no run of that source was open (at most 64): the
+        #: next run the source opens lists them (a reworded first kernel line, vllm-001)
+        self._unread: dict[str, list[Event]] = {}
 
     # -- feeding -------------------------------------------------------------------------
     def feed(self, ev: Event, prefix_engine: Optional[str] = None,
@@ -89,6 +92,15 @@ class Analyzer:
         if (sure and not prefix_engine and not (r.starts_run or r.names_engine)
                 and engine in self._disowned.get(ev.source, ())):
             sure = False  # the hint came from the library's lines of another program built on it
+        if r.kind == "unread":
+            # a kernel sentence no rule read: a question about the open run of its source (or, before
+            # any, the next run it opens), never evidence that opens, names or splits one
+            if run is not None and run.source == ev.source:
+                if len(run.unread) < 256:
+                    run.unread.append(ev)
+            elif len(self._unread.setdefault(ev.source, [])) < 64:
+                self._unread[ev.source].append(ev)
+            return
         if r.kind == "progress":
             # evidence only (a traceback before it was survived): it joins an open run of its
             # source, never opens or names one; it splits one only when another process logs it
@@ -127,6 +139,7 @@ class Analyzer:
             run = self._run = RunState(index=self._count, source=ev.source, first_line=ev.line,
                                         last_line=ev.line, engine=engine, up_line=self.up_seen.get(ev.source))
             self._count += 1
+            run.unread.extend(self._unread.pop(ev.source, ()))
             pend = self._pending.pop(ev.source, None)
             named = named_model(r.sets, ev) if pend is not None else ""
             if pend is not None and (not named or same_model(named, named_model(pend[0].sets, pend[1]))):
@@ -206,6 +219,7 @@ class Analyzer:
             run = self._run = RunState(index=self._count, source=ev.source, first_line=ev.line,
                                         last_line=ev.line, engine=pack.engine, up_line=self.up_seen.get(ev.source))
             self._count += 1
+            run.unread.extend(self._unread.pop(ev.source, ()))
         if not run.engine_sure:
             run.engine, run.engine_sure, run.identified_by = pack.engine, True, why
             run.library_identity = library

@@ -24,7 +24,7 @@ from .ladders import parse_version
 from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
-from .trust import judge, remedy_applies, unexplained
+from .trust import judge, remedy_applies, unexplained, unread_lines
 from .failhead import describe, ladder_names
 from .frames import corroborate
 from .uncaught import seen_in_traceback
@@ -303,5 +303,6 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                engine=info, config=run.config, selections=selections, findings=fl,
                worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
-               unexplained=sorted(unexplained(run.events, ctx.rules, used, dropped, ctx.packs.lexicon) + ambiguous,
+               unexplained=sorted(unexplained(run.events, ctx.rules, used, dropped, ctx.packs.lexicon)
+                                  + unread_lines(run.unread, run.events, selections) + ambiguous,
                                   key=lambda u: u.line), serving_failure=crashed)

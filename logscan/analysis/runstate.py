@@ -91,6 +91,9 @@ class RunState:
     attention: list[tuple[str, Event]] = field(default_factory=list)
     rules_seen: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    #: ``unread`` events (a kernel sentence no rule read): kept apart from ``events`` so they change no
+    #: selection, finding, failure or run split, only the run's "not understood" list (at most 256)
+    unread: list[Event] = field(default_factory=list)
     started: bool = False
     #: line of the run's first start marker: what came before it (an import-time warning) is no
     #: reason to split the run at the next marker of the same start sequence

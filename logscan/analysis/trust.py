@@ -184,3 +184,32 @@ def _names_kernel_package(lexicon, message: str) -> bool:
         if verdict is None or verdict:
             return True
     return False
+
+
+def unread_lines(unread: list[Event], events: list[Event], chosen: list = ()) -> list[Unexplained]:
+    """The run's ``unread`` events as "not understood" entries, in line order: sentences that name
+    a kernel or backend (group ``kernel``) in a choice's words (group ``verb``) that no rule read
+    (``patterns/common-rules/95-unread-kernel.toml``, the vocabulary sweep).
+
+    ``chosen``: the run's selections (``line``, ``kernel``). A sentence one or two lines after a
+    selection of the same kernel is the rest of the message that stated it, wrapped onto its own
+    line (vLLM's 'Your GPU does not have native support for FP8 computation ...' / 'Weight-only FP8
+    compression will be used leveraging the Marlin kernel.', vllm-171): read, no question. A
+    message every rank prints is listed once; a line another event of the run holds is no unread line.
+    """
+    held = {ev.line for ev in events}
+    out: list[Unexplained] = []
+    seen: set[str] = set()
+    for ev in unread:
+        kernel, verb = ev.groups.get("kernel") or "", ev.groups.get("verb")
+        k = kernel.lower()
+        if ev.line in held or ev.message in seen or any(
+                0 < ev.line - s.line <= 2 and s.kernel and (k in s.kernel.lower() or s.kernel.lower() in k)
+                for s in chosen):
+            continue
+        seen.add(ev.message)
+        said = f" in a choice's words ({verb!r})" if verb else ""
+        # the sweep is every pack's (common-rules): its id without the engine of the copy that fired
+        out.append(Unexplained(line=ev.line, rule=ev.rule.split(".", 1)[-1], kind=ev.kind, message=ev.message[:2000],
+                               why=f"names kernel {kernel or '(unnamed)'}{said} but no rule reads this sentence"))
+    return out

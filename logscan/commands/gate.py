@@ -63,7 +63,8 @@ def _today(value: Optional[str]):
 @click.option("--policy", "policy_path", default=None, metavar="FILE",
               help="Gate policy (TOML). Default: the shipped policy (fail on emulated, dequant_at_load, "
                    "KERNEL_NOT_FOUND, UNSUPPORTED_ON_ARCH, START_FAILED, NO_KERNEL_SEEN, START_INCOMPLETE, "
-                   "INPUT_UNREADABLE; warn on weight_only, UNEXPECTED_FALLBACK; any other finding by its severity: error fails, warning warns).")
+                   "INPUT_UNREADABLE; warn on weight_only, UNEXPECTED_FALLBACK, KERNEL_LINE_UNREAD; any other "
+                   "finding by its severity: error fails, warning warns).")
 @click.option("--baseline", "baseline_path", default=None, metavar="FILE",
               help="A JSON report (or a log) of a known-good start: fail when a layer family's kernel moved "
                    "down its ladder, changed cost class, or went missing. A file is a report when it "

@@ -21,6 +21,7 @@ from .baseline import FamilyChange, compare
 from .fallback import FALLBACK_UNEXPLAINED, fold_refused, fold_unexplained, unexplained_check  # noqa: F401 (re-exported)
 from .policy import AllowEntry, Policy, Subject
 from .releases import Release, release_of
+from .unread import KERNEL_LINE_UNREAD, no_kernel_note, unread_check  # noqa: F401 (re-exported)
 from .incomplete import (START_INCOMPLETE, _incomplete_check, came_up,  # noqa: F401 (re-exported)
                          ready_engines_of, runs_up)
 # judging one check lives in .judge, the result models in .result; their names stay importable
@@ -144,9 +145,13 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
         if (ready_engines is not None and run.selections and sf is None and run.serving_failure is None
                 and not came_up(report, run, up)):
             checks.append(_incomplete_check(report, run, n, eng, rel, policy, cmap, today, ready_engines))
+        ur = unread_check(run, n, rel, policy, cmap, today)  # a kernel sentence no rule reads: said
+        if ur is not None:
+            checks.append(ur)
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
-                      message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel selection",
+                      message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel "
+                              f"selection{no_kernel_note(run)}",
                       verdict=Verdict.passed, decided_by="", source=run.source, line=run.first_line, run=n,
                       engine=eng)
             c = _judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, rel)

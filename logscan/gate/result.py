@@ -45,7 +45,8 @@ class Check(PlainModel):
     ``source`` (None when the check concerns a whole input).
     """
 
-    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure", "start", "input"]
+    kind: Literal["selection", "finding", "no_kernel", "baseline", "allow", "start_failure", "start", "input",
+                  "unread"]
     code: Optional[str] = None
     name: str  #: short and stable, e.g. ``MoE (NvFp4): MARLIN``
     message: str

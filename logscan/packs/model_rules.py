@@ -24,6 +24,10 @@ RuleKind = Literal[
     # ``progress``: a step of the start (weights loaded, KV cache sized): the process that logs it
     # went on, so a traceback it printed before was survived (analysis/lifecycle.py)
     "progress",
+    # ``unread``: a sentence that names a kernel or backend in a choice's words that no other rule
+    # read (patterns/common-rules/95-unread-kernel.toml): tried after every other rule, it only
+    # lists the line as not understood (analysis/trust.py), never a selection, finding or fact
+    "unread",
 ]
 
 

@@ -12,6 +12,7 @@ Per engine and size, each command runs in a child process, folded (the default) 
 unbounded / folded:
 
 - ``scan --format json``, ``scan`` (text), ``gate --format json``;
+  (peak RSS read by ``/usr/bin/time -f %M`` when installed, see ``_child``)
 - ``follow -`` (the log piped in, ``--metrics-addr off``; prints JSON lines, never folds: the
   two modes are the same, one row).
 
@@ -49,14 +50,22 @@ def _logscan() -> list[str]:
 
 
 def _child(cmd: list[str], env: dict, stdin: Optional[Path] = None) -> tuple[int, float, float, float, bytes]:
-    """Run ``cmd``; returns (exit status, wall s, CPU s, peak RSS MiB, stdout)."""
+    """Run ``cmd``; returns (exit status, wall s, CPU s, peak RSS MiB, stdout).
+
+    Peak RSS is ``/usr/bin/time -f %M``'s (when there): Linux keeps a forked child's high-water
+    mark across exec, so ``ru_maxrss`` from ``os.wait4`` would count this script's own memory
+    (large after it read an unbounded report)."""
     t0 = time.perf_counter()
-    with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=inp, env=env)
+    gnu_time = shutil.which("time", path="/usr/bin:/bin")
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss, \
+            (open(stdin, "rb") if stdin else open(os.devnull, "rb")) as inp:
+        full = [gnu_time, "-f", "%M", "-o", rss.name] + cmd if gnu_time else cmd
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=inp, env=env)
         out = p.stdout.read() if p.stdout else b""
         _, status, ru = os.wait4(p.pid, 0)
-    return (os.waitstatus_to_exitcode(status), time.perf_counter() - t0, ru.ru_utime + ru.ru_stime,
-            ru.ru_maxrss / 1024.0, out)
+        text = rss.read().strip().splitlines()
+        peak = int(text[-1]) / 1024.0 if gnu_time and text and text[-1].isdigit() else ru.ru_maxrss / 1024.0
+    return (os.waitstatus_to_exitcode(status), time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, peak, out)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

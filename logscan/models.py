@@ -21,7 +21,7 @@ from dataclasses import field
 from .plain import PlainModel, plain
 from .models_kernel import (COST_ORDER, INFERRED_FROM, CostClass, Finding, LadderPosition,  # noqa: F401
                             Refusal, RungElsewhere, Selection, Severity, UndecidedRung)
-from .models_run import (AttentionChoice, EngineInfo, KvCache, Run, RunConfig, ServerArgs,  # noqa: F401
+from .models_run import (AttentionChoice, EngineInfo, Folded, KvCache, Run, RunConfig, ServerArgs,  # noqa: F401
                          StartFailure, Unexplained)
 
 
@@ -129,6 +129,14 @@ class Summary(PlainModel):
     selections: int = 0
     findings: int = 0
     unexplained: int = 0  #: kernel-relevant lines noticed but not understood (``Run.unexplained``)
+    #: runs folded into an earlier run of their input (``Run.folded``), not counted in ``runs``:
+    #: the engine starts read are ``runs + folded_runs``; left out of the JSON when none was
+    folded_runs: Optional[int] = None
+    #: recognised lines not listed in ``events[]``: those of folded runs and those past
+    #: ``pipeline.MAX_REPORT_EVENTS``; left out of the JSON when every one is listed
+    events_left_out: Optional[int] = None
+
+    _omit_none = ("folded_runs", "events_left_out")
 
 
 @plain
@@ -143,7 +151,9 @@ class Report(PlainModel):
 
     def summarise(self) -> "Report":
         """Fill ``summary`` from the runs (call once the runs are final); returns self."""
+        folded = sum(r.folded.runs for r in self.runs if r.folded is not None)
         self.summary = Summary(runs=len(self.runs), selections=sum(len(r.selections) for r in self.runs),
                                findings=sum(len(r.findings) for r in self.runs),
-                               unexplained=sum(len(r.unexplained) for r in self.runs))
+                               unexplained=sum(len(r.unexplained) for r in self.runs),
+                               folded_runs=folded or None, events_left_out=self.summary.events_left_out)
         return self

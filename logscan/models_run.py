@@ -163,6 +163,28 @@ class Unexplained(PlainModel):
 
 
 @plain
+class Folded(PlainModel):
+    """Later runs of the same input that showed what this run shows, folded into it (a crash loop:
+    one start-up failing over and over). ``logscan.fold`` (docs/run-splitting.md "Repeated runs").
+
+    Two runs fold when their reports are the same but for line numbers and the numbers of their log
+    text (evidence, reasons, headlines: a memory figure, a time); kernels, cost classes, rungs,
+    finding codes, versions, models and every other value must be equal. ``runs``: how many runs
+    were folded (not listed in ``runs[]``); ``first_line``: where the first of them begins;
+    ``last_first_line`` / ``last_line``: where the last one begins and ends; ``numbers_differ``: of
+    them, how many differ from this run in a number of their log text (not only in line numbers);
+    ``events``: their recognised lines, left out of the report's ``events[]``.
+    """
+
+    runs: int
+    first_line: int
+    last_first_line: int
+    last_line: int
+    numbers_differ: int = 0
+    events: int = 0
+
+
+@plain
 class Run(PlainModel):
     """One engine start found in the input (a restart or a second server is another run)."""
 
@@ -184,5 +206,8 @@ class Run(PlainModel):
     #: it failed: a crash while serving, not a failed start (``analysis/lifecycle.py``); left out of
     #: the JSON when None
     serving_failure: Optional[StartFailure] = None
+    #: later runs of this input with the same report but for numbers, folded into this one
+    #: (``Folded``); left out of the JSON when None (nothing folded)
+    folded: Optional[Folded] = None
 
-    _omit_none = ("serving_failure",)
+    _omit_none = ("serving_failure", "folded")

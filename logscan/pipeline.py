@@ -19,6 +19,7 @@ from typing import Iterable, Iterator, Optional
 
 from . import __version__
 from .analysis.analyzer import Analyzer
+from .fold import Collector
 from .match import Matcher
 from .models import Event, InputStats, Report, Run
 from .packs.loader import PackSet, default_packs
@@ -231,7 +232,7 @@ class Pipeline:
 
 def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional[str] = None,
                 cuda: Optional[str] = None, prefilter: Optional[str] = None,
-                engine_version: Optional[dict[str, str]] = None) -> Report:
+                engine_version: Optional[dict[str, str]] = None, fold: Optional[bool] = None) -> Report:
     """Scan each input (a path or ``-``) and return one report.
 
     ``gpu`` (``sm90``, ``H100``) and ``cuda`` (``12.8``) describe the machine when the log
@@ -244,11 +245,16 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
     input is read. Runs never span two inputs. ``prefilter``:
     ``hyperscan``, ``python``, ``off`` (every line fed) or None (``$LOGSCAN_PREFILTER``, else
     the best available); raises ``ValueError`` for an engine that is not available.
+
+    ``fold`` (None: on unless ``$LOGSCAN_FOLD=0``): a run whose report repeats an earlier run of
+    its input but for numbers is folded into it (``Run.folded``, ``logscan/fold.py``), its events
+    left out of ``events[]``; at most ``MAX_REPORT_EVENTS`` events are listed. What was left out is
+    counted in ``Summary.folded_runs`` / ``events_left_out``.
     """
     packs = packs or default_packs()
     pf = make_prefilter(packs, prefilter)
     report = Report(logscan_version=__version__)
-    index = 0
+    collect = Collector(report, fold, MAX_REPORT_EVENTS)
     for path in paths:
         stats = InputStats(source="<stdin>" if path == "-" else "''" if path == "" else safe_text(path))  # any bytes
         report.inputs.append(stats)
@@ -279,8 +285,7 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
                     # may follow) is open: the reader must not skip
                     reader.hold = unwrapper.pending or not pipe.quiescent or rewrapper.pending
                     if items:
-                        _collect(items, report, index)
-                        index = len(report.runs)
+                        collect.add(items)
                         items.clear()
             except interrupt.Interrupted:  # SIGINT/SIGTERM: what was read is reported, marked
                 stats.error = interrupt.note(reader.n)
@@ -292,14 +297,15 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
                     stats.truncated_lines += 1
                 items.extend(pipe.feed(*rec))
             items.extend(pipe.close())
-            _collect(items, report, index)
-            index = len(report.runs)
+            collect.add(items)
         finally:
+            collect.next_input()
             _count(pipe, stats)
             if fh is not None and path != "-":
                 fh.close()
         if interrupt.requested():
             break
+    collect.finish()
     for i, run in enumerate(report.runs):
         run.index = i
     from .formats.inputs import input_warnings
@@ -316,11 +322,3 @@ def _count(pipe: Pipeline, stats: InputStats) -> None:
     stats.over_budget_lines = ms.over_budget
     stats.over_budget_at = list(ms.over_budget_at)
 
-
-def _collect(items: list, report: Report, index: int) -> None:
-    for ev, run in items:
-        # a ``progress`` line is evidence for the analysis only (a traceback was survived), not a report event
-        if ev is not None and ev.kind != "progress" and len(report.events) < MAX_REPORT_EVENTS:
-            report.events.append(ev)
-        if run is not None:
-            report.runs.append(run)

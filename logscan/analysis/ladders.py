@@ -195,8 +195,20 @@ class LadderIndex:
 
         Consecutive releases with the same (registry, rung, rungs) form one entry; the entry of
         ``chosen`` is left out, and so is everything when all releases agree. A release whose
-        ladders do not hold the name is skipped.
+        ladders do not hold the name is skipped. Memoised per index on its arguments (``chosen``
+        only by its ladder release): a crash loop asks the same thousands of times (bench/crashloop.py).
         """
+        memo = self.__dict__.setdefault("_elsewhere_memo", {})
+        key = (tuple(releases), chosen.position.ladder_version, name, hint, platform, quantization)
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            memo[key] = tuple((e.releases, e.rung, e.rungs, e.registry)
+                              for e in self._elsewhere(releases, chosen, name, hint, platform, quantization))
+        return [RungElsewhere(releases=r, rung=n, rungs=k, registry=g) for r, n, k, g in memo[key]]
+
+    def _elsewhere(self, releases: list[str], chosen: Placement, name: str, hint: Optional[str],
+                   platform: Optional[str], quantization: Optional[str] = None) -> list[RungElsewhere]:
         groups: list[tuple[tuple, list[str]]] = []
         for rel in sorted((r for r in releases if r in self.pack.ladders), key=_v):
             got = self._locate(rel, name, hint, platform, quantization)  # where ``place`` puts it

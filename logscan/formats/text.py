@@ -94,8 +94,10 @@ def _run(run: Run) -> list[str]:
     how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}",
            "given": f"given: {e.version_evidence}"}.get(
         e.version_source, e.version_evidence or "no version line, no era hint")
-    out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}",
-           f"  engine   {e.name} {ver} ({how})"]
+    out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}"]
+    if run.folded is not None:
+        out.append(f"  repeats  {folded_words(run)}")
+    out.append(f"  engine   {e.name} {ver} ({how})")
     if e.name == "unknown":
         out.append(f"  unknown  {e.identified_by}")
     name = e.read_with or e.name
@@ -219,6 +221,22 @@ RUNG_NONE = ("RUNG - means the kernel is on no shipped ladder of this engine rel
              "not hold), so its place is unknown; the cost class says what the log or its name tells")
 
 
+def folded_words(run: Run) -> str:
+    """What ``run.folded`` says, in words: '12,935 more run(s) like this one, lines 33-49,999,801
+    (the last from line 49,999,775), folded; 3 differ in numbers of their log text; their 16 recognised
+    line(s) are left out of the JSON events'."""
+    f = run.folded
+    if f is None:
+        return ""
+    out = (f"{f.runs:,} more run(s) like this one, lines {f.first_line:,}-{f.last_line:,} "
+           f"(the last from line {f.last_first_line:,}), folded")
+    if f.numbers_differ:
+        out += f"; {f.numbers_differ:,} differ in numbers of their log text"
+    if f.events:
+        out += f"; their {f.events:,} recognised line(s) are left out of the JSON events"
+    return out
+
+
 def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     """The text report (and the gate's checks, worst first, when given); deterministic.
 
@@ -237,9 +255,11 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         lines += _run(run)
     if report.runs:
         sm = report.summary
-        failed = sum(1 for r in report.runs if r.start_failure is not None)
-        serving = sum(1 for r in report.runs if r.serving_failure is not None)
-        lines += ["", f"Summary: {sm.runs} run(s), {sm.selections} selection(s), {sm.findings} finding(s), "
+        starts = [1 + (r.folded.runs if r.folded is not None else 0) for r in report.runs]
+        failed = sum(n for r, n in zip(report.runs, starts) if r.start_failure is not None)
+        serving = sum(n for r, n in zip(report.runs, starts) if r.serving_failure is not None)
+        folded = f" (and {sm.folded_runs:,} folded into them)" if sm.folded_runs else ""
+        lines += ["", f"Summary: {sm.runs} run(s){folded}, {sm.selections} selection(s), {sm.findings} finding(s), "
                       f"{sm.unexplained} kernel-relevant line(s) not understood"
                       + (f"; {failed} start(s) FAILED (START_FAILED)" if failed else "")
                       + (f"; {serving} failed while serving" if serving else "")]

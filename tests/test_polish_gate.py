@@ -108,10 +108,21 @@ def test_xinference_wrapper_lines_do_not_name_vllm_but_vllms_own_frames_do(tmp_p
     assert not _broken_promises(out) and "Gate: FAIL" in out
 
 
-def test_a_pass_beside_a_scan_warning_says_the_policy_is_silent_on_it():
-    # llamacpp-002: GPU offload asked for, 'no usable GPU found' (a CPU-only run): the scan warns
+def test_a_scan_warning_no_rule_names_warns_and_a_pass_beside_it_says_the_policy_is_silent(tmp_path):
+    # llamacpp-002: GPU offload asked for, 'no usable GPU found' (a CPU-only run): the scan warns;
+    # the default policy's severity rules warn on it (it read "[pass]" until the new-user trial)
     out, report = _gate_text([FIXTURES / "llamacpp" / "llamacpp-002.log"])
     assert [f.severity.value for r in report.runs for f in r.findings if f.code == "BACKEND_OVERRIDE_IGNORED"] == ["warning"]
+    block = out[out.index("[warn]"):]
+    assert "BACKEND_OVERRIDE_IGNORED" in block.splitlines()[0]
+    assert "the scan rates this finding warning and no rule above names its code" in block
+    # a policy without the defaults that names other codes only: a [pass] that says it is silence
+    pol = tmp_path / "p.toml"
+    pol.write_text('defaults = false\n[[rule]]\nlevel = "fail"\ncodes = ["START_FAILED"]\n')
+    packs = default_packs()
+    report = scan_inputs([str(FIXTURES / "llamacpp" / "llamacpp-002.log")])
+    out = text.render(report, evaluate(report, load_policy(str(pol), set(packs.findings.code), default_policy_path()),
+                                       packs.findings, date(2026, 12, 2)))
     block = out[out.index("[pass]"):]
     assert "BACKEND_OVERRIDE_IGNORED" in block.splitlines()[0]
     assert "the scan rates this finding warning, but no rule of the policy names BACKEND_OVERRIDE_IGNORED" in block

@@ -6,7 +6,8 @@ That line is code the process was running, not a statement it logged: a rule rea
 would take a quoted ``raise ValueError("FP8 not supported")`` for a refusal. ``QuotedSource`` tells
 such a line: the next record of the same process (source, process tag, pid) after a frame header,
 at most ``GAP`` lines below it (ranks interleave), indented deeper than the header and not itself a
-frame. Only rules that read code on purpose (``Rule.source_line``: a serving-loop frame such as
+frame (the depth counts blanks an outer wrapper took off an unprefixed line, ``Record.indent``:
+the ``indent`` wrapper strips a bare traceback's indentation, vllm-317). Only rules that read code on purpose (``Rule.source_line``: a serving-loop frame such as
 ``engine_core.run_busy_loop()``) and identity rules (a path names the engine) may read it.
 """
 from __future__ import annotations
@@ -38,11 +39,11 @@ class QuotedSource:
             if m:
                 if len(self._open) >= _MAX_OPEN:
                     self._open.clear()
-                self._open[key] = (rec.line, len(m.group("indent")))
+                self._open[key] = (rec.line, rec.indent + len(m.group("indent")))
                 return False
         if not self._open:
             return False
         got = self._open.pop(key, None)
         if got is None or rec.line - got[0] > GAP or not msg.strip():
             return False
-        return len(msg) - len(msg.lstrip()) > got[1]
+        return rec.indent + len(msg) - len(msg.lstrip()) > got[1]

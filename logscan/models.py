@@ -47,6 +47,10 @@ class Record(PlainModel):
     #: the last physical line of a line a terminal hard-wrapped, joined from its pieces
     #: (``sources/rewrap.py``); None for a record of one line
     end_line: Optional[int] = None
+    #: blanks directly before the message that an outer wrapper took off when no engine prefix
+    #: followed (the ``indent`` wrapper of an unprefixed traceback line): the message's own depth
+    #: starts after them (``sources/quoted.py`` compares a frame header's depth with its code line's)
+    indent: int = 0
 
 
 @plain(eq=False)

@@ -56,11 +56,13 @@ def _kept(ev: Event) -> dict:
 class Checkpoint:
     """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
 
-    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes")
+    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes", "quoted")
 
     def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str],
-                 named: Optional[list[str]] = None, wrap=None):
+                 named: Optional[list[str]] = None, wrap=None, quoted: Optional[list] = None):
         self._events, self._n, self.formats, self.context = events, n, formats, context
+        #: frame headers still waiting for their quoted code line (``sources/quoted.py``)
+        self.quoted = list(quoted or [])
         #: the hard-wrap detector's state (``rewrap.WrapWidth.to_json``) and its change count, in follow
         self.wrap = wrap.to_json() if wrap is not None else None
         self.wrap_changes = wrap.changes if wrap is not None else 0
@@ -77,6 +79,8 @@ class Checkpoint:
                "formats": dict(self.formats), "context": self.context, "prefix_named": list(self.named)}
         if self.wrap is not None:
             out["wrap"] = self.wrap
+        if self.quoted:
+            out["quoted"] = self.quoted
         return out
 
 
@@ -192,7 +196,8 @@ class Pipeline:
         if not self.quiescent:
             raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
         named = sorted(e for e, src in self.matcher._prefix_named if src == self.source)
-        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named, self.wrap)
+        return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named, self.wrap,
+                          self.matcher._quoted.to_json())
 
     def restore(self, state: dict) -> None:
         """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
@@ -213,6 +218,10 @@ class Pipeline:
             named = state.get("prefix_named", [])  # absent in a state file written before it
             if not isinstance(named, list) or not all(isinstance(e, str) for e in named):
                 raise ValueError(f"bad prefix_named {named!r}")
+            quoted = state.get("quoted", [])  # absent before batch 11v, and when no header waits
+            if not isinstance(quoted, list):
+                raise ValueError(f"bad quoted {quoted!r:.200}")
+            self.matcher._quoted.restore(quoted)
             wrap = state.get("wrap")  # absent before the hard-wrap joiner, and in scan
             if wrap is not None and self.wrap is not None:
                 if not isinstance(wrap, dict):

@@ -166,7 +166,7 @@ class PrefixParser:
             code = _INLINE_CODE.fullmatch(text)
             if code is not None:
                 text = code.group(1) + code.group(2)
-        pos = self.after_wrappers(text)
+        pos = wpos = self.after_wrappers(text)
         if pos and text.endswith("`"):  # a code span inside a wrapper: '> `ROCm error: ...`' (llamacpp-189 quoted), '> `python3 -m ... --tp 2`' (sglang-280)
             code = _INLINE_CODE.fullmatch(text, pos)
             if code is not None:
@@ -206,8 +206,11 @@ class PrefixParser:
             self.seen_formats[fmt] = self.seen_formats.get(fmt, 0) + 1
             last.append(fmt)
             pos = m.end()
+        # an indentation the wrappers took off with nothing of the engine's after it is the
+        # message's own (a bare traceback's '  File ...' / '    raise ...' depth)
+        indent = wpos - len(text[:wpos].rstrip(" \t")) if pos == wpos else 0
         return Record(
             source=source, line=line, message=text[pos:], level=level, timestamp=timestamp,
             fileinfo=fileinfo, process=process, rank=rank, pid=pid, prefix_format=fmt,
-            truncated=truncated, end_line=end_line,
+            truncated=truncated, end_line=end_line, indent=indent,
         )

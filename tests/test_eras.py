@@ -137,3 +137,14 @@ def test_version_inference_candidates_come_from_each_engines_pack():
     packs = default_packs().packs
     assert candidate_releases(packs["vllm"])[0] == "0.5.5" and candidate_releases(packs["vllm"])[-1] == "0.33.0"
     assert set(candidate_releases(packs["trtllm"])) == set(packs["trtllm"].ladders)
+
+
+def test_a_range_from_the_oldest_known_release_says_an_older_one_may_fit():
+    # new-user trial: a vLLM 0.5.3 log was 'releases 0.5.5 .. 0.7.3 fit': 0.5.5 is only the oldest
+    # release the templates hold, so the range is said to reach further back
+    from logscan.analysis.era import EraHint, infer_release
+    old = EraHint("line format vllm-legacy (<0.8)", lambda r: r < "0.8")
+    guess = infer_release([old], ["0.5.5", "0.6.0", "0.7.3", "0.8.0"])
+    assert guess.describe().startswith("releases 0.5.5 .. 0.7.3 (or older: 0.5.5 is the oldest release logscan holds) fit: ")
+    new = EraHint("template (>=0.6)", lambda r: r >= "0.6")
+    assert "or older" not in infer_release([new], ["0.5.5", "0.6.0", "0.7.3"]).describe()

@@ -42,6 +42,9 @@ class EraGuess:
     releases: list[str]
     evidence: list[str]
     disagreeing: list[str]
+    #: the oldest release the candidates hold: a range that starts there may reach further back
+    #: (a 0.5.3 log fits "0.5.5 .. 0.7.3" only because nothing older is known; new-user trial)
+    oldest_known: Optional[str] = None
 
     @property
     def newest(self) -> str:
@@ -51,7 +54,9 @@ class EraGuess:
         """``releases A .. B fit: hint; hint`` plus the hints that do not fit, if any."""
         lo, hi = self.releases[0], self.releases[-1]
         rng = lo if lo == hi else f"{lo} .. {hi}"
-        text = f"releases {rng} fit: " + "; ".join(self.evidence)
+        older = (f" (or older: {lo} is the oldest release logscan holds)"
+                 if self.oldest_known is not None and lo == self.oldest_known else "")
+        text = f"releases {rng}{older} fit: " + "; ".join(self.evidence)
         if self.disagreeing:
             text += " (disagreeing, outvoted: " + "; ".join(self.disagreeing) + ")"
         return text
@@ -71,4 +76,4 @@ def infer_release(hints: list[EraHint], known: list[str]) -> Optional[EraGuess]:
     winners = [rel for rel in known if scores[rel] == best]
     agree = [h.why for h in hints if any(h.allows(r) for r in winners)]
     disagree = [h.why for h in hints if not any(h.allows(r) for r in winners)]
-    return EraGuess(winners, agree, disagree)
+    return EraGuess(winners, agree, disagree, known[0] if known else None)

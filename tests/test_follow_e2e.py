@@ -51,7 +51,9 @@ def _expected(tmp: Path, lines: list[str]) -> collections.Counter:
         for line in lines:
             for r in cri_records(line, 120):
                 fh.write(f"2026-11-29T00:00:00.000000Z stdout {r}\n")
-    report = scan_inputs([str(whole)])
+    # follow reports every run as it closes; scan folds a run that repeats an earlier one (fold.py),
+    # so the per-run comparison is with scan's unfolded runs
+    report = scan_inputs([str(whole)], fold=False)
     keys: collections.Counter = collections.Counter()
     for run in report.runs:
         for s in run.selections:

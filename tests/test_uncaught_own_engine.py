@@ -9,9 +9,6 @@ import pytest
 from logscan.pipeline import scan_inputs
 from tests.conftest import FIXTURES
 
-PREFIX = {"mlc-llm": "mlcllm"}
-
-
 @pytest.mark.parametrize("log, engine", [
     (FIXTURES / "lmdeploy" / "lmdeploy-114.log", "lmdeploy"),
     (FIXTURES / "mlc-llm" / "mlc-llm-103.log", "mlc-llm"),
@@ -21,7 +18,7 @@ def test_the_start_failure_rule_is_the_run_engines_own(log, engine):
     failed = [r for r in runs if r.start_failure is not None]
     assert failed and all(r.engine.name == engine for r in failed)
     for r in failed:
-        assert r.start_failure.rule.startswith(PREFIX.get(engine, engine) + "."), r.start_failure.rule
+        assert r.start_failure.rule.startswith(engine + "."), r.start_failure.rule
 
 
 def test_a_source_line_quoted_by_a_frame_is_not_the_raised_message():

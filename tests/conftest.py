@@ -78,6 +78,16 @@ def scan_json(path: Path) -> dict:
     return json.loads(r.stdout)
 
 
+def runs_of(path: Path) -> list[dict]:
+    """The runs of ``scan --format json`` on ``path``."""
+    return scan_json(path)["runs"]
+
+
+def finding_codes(run: dict) -> set[str]:
+    """The finding codes of one run of ``scan --format json``."""
+    return {f["code"] for f in run["findings"]}
+
+
 def one_run(name: str) -> dict:
     """The one run of bundled fixture ``name`` (``tgi-153`` -> fixtures/tgi/tgi-153.log) in
     ``scan --format json``; fails the test when the log makes no run or several."""

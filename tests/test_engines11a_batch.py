@@ -6,19 +6,9 @@ itself are build-run lines (never an ignored request). Each on the real log of t
 counter-example that must stay as it was; and the batch's precision windows stay silent."""
 from __future__ import annotations
 
-from pathlib import Path
 
-from tests.conftest import scan_json, write_log
+from tests.conftest import scan_json, write_log, FIXTURES as FIX, finding_codes as _codes, runs_of as _runs
 
-FIX = Path(__file__).parent.parent / "fixtures"
-
-
-def _runs(path: Path) -> list[dict]:
-    return scan_json(path)["runs"]
-
-
-def _codes(run: dict) -> set[str]:
-    return {f["code"] for f in run["findings"]}
 
 
 # --- llama.cpp: Metal and Vulkan ----------------------------------------------------------------

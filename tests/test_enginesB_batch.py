@@ -5,21 +5,11 @@ their engine), each on the real log of the batch and with a counter-example that
 was."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import scan_json, write_log
+from tests.conftest import write_log, FIXTURES as FIX, finding_codes as _codes, runs_of as _runs
 
-FIX = Path(__file__).parent.parent / "fixtures"
-
-
-def _runs(path: Path) -> list[dict]:
-    return scan_json(path)["runs"]
-
-
-def _codes(run: dict) -> set[str]:
-    return {f["code"] for f in run["findings"]}
 
 
 # --- ggml's NO_DEVICE_CODE, in every shape it is printed -----------------------------------

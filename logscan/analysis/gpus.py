@@ -134,6 +134,14 @@ def capability_of(text: str) -> Optional[int]:
     return None
 
 
+def resolve_logged_gpu(name: Optional[str]) -> Optional[Gpu]:
+    """A GPU name as a log spells it: as ``resolve_gpu``, else with ``_`` read as a space (a tuning
+    config path's ``device_name=NVIDIA_H100_80GB_HBM3``). None when neither names a known GPU."""
+    if not name:
+        return None
+    return resolve_gpu(name) or resolve_gpu(name.replace("_", " "))
+
+
 def resolve_gpu(text: Optional[str]) -> Optional[Gpu]:
     """``"H100"`` -> Gpu("H100", 90, "CUDA"); ``"sm_120"`` / ``"12.0"`` / ``"120"`` / ``"sm121a"`` -> cc 120 / 121.
 

@@ -139,7 +139,7 @@ def resolve_gpu(config: RunConfig, hint: Optional[str], data: Optional[InferFile
         if cc:
             return Gpu((cc,), f"the log (compute capability {config.compute_capability})")
     if config.gpu:
-        g = gpus.resolve_gpu(config.gpu) or gpus.resolve_gpu(config.gpu.replace("_", " "))
+        g = gpus.resolve_logged_gpu(config.gpu)
         if g is not None and g.cc:
             return Gpu((g.cc,), f"the log ({config.gpu}: {g.name})")
     for t in (data.tell if data is not None else []):
@@ -147,7 +147,7 @@ def resolve_gpu(config: RunConfig, hint: Optional[str], data: Optional[InferFile
         if value and regex.search(t.value, value):
             return Gpu(tuple(t.ccs), f"the log ({t.fact}={value!r}: {t.why})")
     if hint:
-        g = gpus.resolve_gpu(hint) or gpus.resolve_gpu(hint.replace("_", " "))
+        g = gpus.resolve_logged_gpu(hint)
         if g is not None and g.cc:
             return Gpu((g.cc,), f"--gpu ({hint}: {g.name})")
     return None

@@ -101,9 +101,9 @@ def judged_machine(ctx: Analyzer, run: RunState):
     GPU) is not the run's machine: it is skipped and said (run fact ``gpu_contradicted``).
     Returns ``(Machine, "given" | "log")`` or ``(None, None)``."""
     from .gates import Machine
-    from .gpus import platform_without_cc, resolve_gpu
+    from .gpus import platform_without_cc, resolve_gpu, resolve_logged_gpu
 
-    logged = resolve_gpu(run.config.gpu) if run.config.gpu else None
+    logged = resolve_logged_gpu(run.config.gpu)
     log_platform = run.platform or (logged.platform if logged is not None else None)
     for text, origin in ((ctx.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
         g = resolve_gpu(text) if text else None
@@ -134,12 +134,12 @@ def note_unknown_gpu(ctx: Analyzer, run: RunState, origin: Optional[str]) -> Non
     without one): the report then says the name was not understood, instead of a capability being
     guessed from a near name (fail closed; ``NVIDIA_RTX_6000D`` is neither an RTX 6000 Ada nor an RTX
     PRO 6000)."""
-    from .gpus import resolve_gpu
+    from .gpus import resolve_logged_gpu
 
     name = run.config.gpu
     if not name or origin is not None or run.config.compute_capability or run.platform not in (None, "CUDA", "ROCM"):
         return  # a TPU / Gaudi / Metal run: no compute capability to judge it by
-    if resolve_gpu(name) is None and resolve_gpu(name.replace("_", " ")) is None:
+    if resolve_logged_gpu(name) is None:
         run.config.extra["gpu_unknown"] = (f"{name} is not in logscan's GPU table: no compute capability is "
                                            f"guessed from its name (scan --gpu tells it)")
 
@@ -155,8 +155,8 @@ def note_given_gpu(run: RunState, machine, origin: Optional[str]) -> None:
     logged = run.config.gpu or (f"sm{run.config.compute_capability}".replace(".", "")
                                 if run.config.compute_capability else None)
     if logged:
-        from .gpus import resolve_gpu
-        g = resolve_gpu(logged) or resolve_gpu(logged.replace("_", " "))
+        from .gpus import resolve_logged_gpu
+        g = resolve_logged_gpu(logged)
         if g is None or g.name != machine.gpu:
             text += f"; the log names {logged}"
     run.config.extra["gpu_given"] = text

@@ -53,6 +53,10 @@ def unexplained_lines(s) -> list[str]:
 
 #: the parallelism beyond TP a config line shows (``config.extra``, ``analysis.runstate.PARALLEL_FACTS``)
 PARALLEL_SHOWN = ("pp", "dp", "ep")
+#: run facts (``config.extra``) that say how the run was judged, and the header label each gets in the
+#: text and HTML reports: analysis/run_checks ``note_unknown_gpu``, ``note_given_gpu``,
+#: ``judged_machine`` (a GPU of the other vendor) and ``walk_selections`` (no walk without a platform)
+RUN_NOTES = (("gpu_unknown", "gpu"), ("gpu_given", "gpu"), ("gpu_contradicted", "gpu"), ("walk_skipped", "inferred"))
 
 
 def failure_lines(f, what: str = "start FAILED") -> list[str]:
@@ -124,10 +128,8 @@ def _run(run: Run) -> list[str]:
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
-    if c.extra.get("gpu_unknown"):  # analysis/run_checks.note_unknown_gpu
-        out.append(f"  gpu      {c.extra['gpu_unknown'][:400]}")
-    for key, label in (("gpu_given", "gpu"), ("gpu_contradicted", "gpu"), ("walk_skipped", "inferred")):
-        if c.extra.get(key):  # analysis/run_checks: note_given_gpu, judged_machine, walk_selections
+    for key, label in RUN_NOTES:
+        if c.extra.get(key):
             out.append(f"  {label:<8} {c.extra[key][:400]}")
     qsrc = c.extra.get("quantization_source")
     if qsrc:  # an engine that never logs its effective quantization (pack quantization_unlogged)

@@ -9,7 +9,7 @@ per-kernel reasons of "Failed to find a kernel ... Reasons:" are kept that way.
 Work per line is bounded: all the rule searches of one line share one time budget
 (``LINE_BUDGET`` seconds, ``$LOGSCAN_LINE_BUDGET``), each search running with the time that
 is left as its timeout; CPU time the cyclic collector spends inside a search is not the line's
-(``gcpause.gc_seconds``). A line that exhausts it is counted and named (``MatchStats.over_budget``,
+(``gcpause.hook_gc_clock``). A line that exhausts it is counted and named (``MatchStats.over_budget``,
 ``over_budget_at``; the report's ``InputStats``), never silently dropped, and the rules not
 tried on it are not tried: a hostile line cannot stall a scan or a tail.
 """
@@ -22,7 +22,7 @@ from typing import Iterator, Optional
 
 import regex
 
-from .gcpause import gc_seconds
+from .gcpause import hook_gc_clock
 from .models import Event, Record
 from .packs.loader import CompiledRule, PackSet
 from .sources.prefilter import KeywordIndex
@@ -139,6 +139,7 @@ class Matcher:
         #: sources whose ``sparse`` rules already fired since their last start marker (sources/sparse.py)
         self._sparse_done: set[str] = set()
         self.budget = _line_budget()
+        self._gc_clock = hook_gc_clock()  #: [CPU seconds in cyclic collections, ...] (gcpause)
         self._left = self.budget  #: seconds left to the line being matched
         self._over = False  #: the line being matched was counted over budget
 
@@ -234,7 +235,8 @@ class Matcher:
         compiled = getattr(rx, "compiled", None)
         if compiled is not None:
             rx = compiled()  # a lazy pattern: compile outside the line's budget
-        t0, g0 = time.thread_time(), gc_seconds()
+        gc_clock = self._gc_clock
+        t0, g0 = time.thread_time(), gc_clock[0]
         try:
             return getattr(rx, method)(text, timeout=max(self._left, 1e-4), **_held(rx))
         except TimeoutError:
@@ -243,7 +245,7 @@ class Matcher:
             self._left = 0.0
             return None
         finally:
-            self._left -= (time.thread_time() - t0) - (gc_seconds() - g0)
+            self._left -= (time.thread_time() - t0) - (gc_clock[0] - g0)
 
     def _over_budget(self, line: int) -> None:
         """Count the line being matched as over budget (once)."""

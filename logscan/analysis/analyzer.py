@@ -219,8 +219,8 @@ class Analyzer:
 
     def splits(self, ev: Event, prefix_engine: Optional[str] = None, context_engine: Optional[str] = None,
                held: Optional[tuple[Event, tuple]] = None) -> bool:
-        """Whether feeding ``ev`` (with its ``Matcher.engine_hint``) would close the open run, without
-        feeding it. The pipeline asks before it feeds an event while the matcher still holds a
+        """Whether feeding ``ev`` (with its ``Matcher.engine_hint``) would close the open run (or give
+        a run no line named the engine of ``ev``), without feeding it. The pipeline asks before it feeds an event while the matcher still holds a
         multi-line event open (``held``: that event and its hint): that one began before ``ev`` and
         goes to the run it began in, so it is emitted first when ``ev`` ends that run. With no run
         open, the run ``held`` would open is the one asked about (docs/run-splitting.md, "Held
@@ -240,7 +240,8 @@ class Analyzer:
         if r.kind in ("uncaught", "ready") and not prefix_engine and run.source != ev.source:
             return False
         engine, sure = self._engine_sure(ev, r, pack, prefix_engine, context_engine, run)
-        return self._placement(ev, r, engine, sure, run)[4]
+        _, _, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
+        return closes or takes or chatter_of is not None  # ends the run, or gives it another engine
 
     def _opened_by(self, ev: Event, hint: tuple) -> Optional[RunState]:
         """A scratch copy of the run that feeding ``ev`` would open when no run is open (None for an

@@ -150,8 +150,7 @@ class Matcher:
 
     @property
     def held(self) -> Optional[Event]:
-        """The multi-line event still gathering lines (None when none is): an event of a later line
-        that opens a new run must not pass it (``Pipeline``, docs/run-splitting.md)."""
+        """That event (None when none is): a later line's event that ends its run must not pass it."""
         return self._pending.event if self._pending is not None else None
 
     @property
@@ -400,9 +399,7 @@ class Matcher:
         none. ``context_engine``: for an unprefixed record, the engine of the last prefixed
         line before it (a weak hint). Both None for an event it does not know.
         """
-        if keep:
-            return self._hints.get((ev.line, ev.rule), (None, None))
-        return self._hints.pop((ev.line, ev.rule), (None, None))
+        return (self._hints.get if keep else self._hints.pop)((ev.line, ev.rule), (None, None))
 
     def flush(self) -> Iterator[Event]:
         """Yield the pending multi-line event at the end of an input."""

@@ -118,8 +118,9 @@ class Pipeline:
         for run in self.analyzer.feed(ev, *hint):
             closed = True
             yield run
-        if closed:
-            self._open = []
+        if closed:  # a held launch command the new run took is one of its events (``Analyzer.feed``)
+            keep, self.analyzer.carried = self.analyzer.carried, None
+            self._open = [x for x in self._open if x[0] is keep] if keep is not None else []
         if len(self._open) < self.analyzer.max_events_per_run:
             self._open.append((ev, hint))
 

@@ -112,9 +112,8 @@ def test_a_restart_of_the_same_role_in_one_log_flushes_the_reasons(tmp_path):
 #: logs whose last recognised line is a multi-line event still gathering lines at the end
 HELD_AT_END = ["vllm/vllm-020.log", "vllm/vllm-254.log"]
 #: one-run logs of several engines whose first lines name their start (a tagged process, a banner)
-#: (not vllm-005: its pasted launch command, before its banner, joins the failed run before it:
-#: docs/run-splitting.md, Limits)
-NEXT = ["vllm/vllm-020.log", "vllm/vllm-254.log", "vllm/vllm-011.log",
+#: (vllm-005 begins with a pasted launch command, then its banner)
+NEXT = ["vllm/vllm-020.log", "vllm/vllm-254.log", "vllm/vllm-005.log", "vllm/vllm-011.log",
         "sglang/sglang-290.log", "lmdeploy/lmdeploy-106.log", "sglang/sglang-110.log"]
 
 
@@ -136,3 +135,24 @@ def test_a_restart_loop_of_one_failure_folds_once_its_reasons_stay_in_their_run(
                                    ("vllm/vllm-020.log", False)))])
     assert len(report.runs) == 1 and report.runs[0].folded is not None and report.runs[0].folded.runs == 2
     assert "KERNEL_NOT_FOUND" in {f.code for f in report.runs[0].findings}
+
+
+def test_a_launch_command_before_the_next_banner_is_the_next_runs(tmp_path):
+    # vllm-005 begins with a pasted 'VLLM_...=1 vllm serve nvidia/... -tp 2' command, then its banner:
+    # after vllm-020's failed start the command named run 1's model and TP size
+    runs = scan_inputs([str(_cat(tmp_path, ("vllm/vllm-020.log", False), ("vllm/vllm-005.log", False)))],
+                       fold=False).runs
+    assert [(r.first_line, r.last_line) for r in runs][:1] == [(1, 11)] and runs[1].first_line == 12
+    assert (runs[0].config.model, runs[0].config.tensor_parallel_size) == (None, None)
+    assert runs[1].config.model == "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
+    assert runs[1].config.tensor_parallel_size == 2
+    assert [_view(r) for r in runs] == [_alone("vllm/vllm-020.log"), _alone("vllm/vllm-005.log")]
+
+
+def test_a_launch_command_pasted_after_the_traceback_stays_with_it():
+    # counter-example, vllm-298: the traceback, then the command that ran it, then nothing: one run,
+    # and the command's model and TP size are that run's
+    runs = scan_inputs([str(FIXTURES / "vllm/vllm-298.log")], fold=False).runs
+    assert len(runs) == 1 and runs[0].start_failure is not None
+    assert (runs[0].config.model, runs[0].config.tensor_parallel_size) == (
+        "RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic", 8)

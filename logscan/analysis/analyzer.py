@@ -72,6 +72,12 @@ class Analyzer:
         #: source -> ``unread`` events heard while no run of that source was open (at most 64): the
         #: next run the source opens lists them (a reworded first kernel line, vllm-001)
         self._unread: dict[str, list[Event]] = {}
+        #: a launch command (event, its two engine hints) read after the open run ended: the next
+        #: event says whose it is (``feed``)
+        self._command: Optional[tuple[Event, Optional[str], Optional[str]]] = None
+        #: that command when it went to the run the next event opened (``Pipeline`` keeps it with
+        #: the new run's events for a checkpoint; it resets it)
+        self.carried: Optional[Event] = None
 
     # -- feeding -------------------------------------------------------------------------
     def feed(self, ev: Event, prefix_engine: Optional[str] = None,
@@ -80,7 +86,32 @@ class Analyzer:
 
         ``prefix_engine`` / ``context_engine``: ``Matcher.engine_hint`` of the event (which
         engine's line prefix it carried, or followed); None when unknown.
+
+        A launch command (a rule that ``sets`` ``cli``: ``vllm serve X ...``) after the open run
+        failed or came up is held until the next event: when that one begins a new run (a banner,
+        another process), the command is the new run's first line, else the ended run's
+        (docs/run-splitting.md, "A launch command after a failure").
         """
+        r = self.rules[ev.rule][0].rule
+        held = self._command
+        if held is not None and r.kind not in ("identity", "unread"):
+            self._command = None
+            if self.splits(ev, prefix_engine, context_engine) and self._run is not None:
+                # the ended run's span stops before the command (its line's identity events too)
+                self._run.last_line = min(self._run.last_line, max(held[0].line - 1, self._run.first_line))
+                yield self._close(self._run)
+                self._run, self.carried = None, held[0]  # the command opens the new run
+            yield from self._feed(*held)
+        run = self._run
+        if ("cli" in r.sets and r.kind == "config" and run is not None and run.source == ev.source
+                and self._ended(run) and all(ev.line > (e.end_line or e.line) for e in run.events)):
+            self._command = (ev, prefix_engine, context_engine)
+            return
+        yield from self._feed(ev, prefix_engine, context_engine)
+
+    def _feed(self, ev: Event, prefix_engine: Optional[str] = None,
+              context_engine: Optional[str] = None) -> Iterator[Run]:
+        """``feed`` without the hold of a launch command."""
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
@@ -349,7 +380,10 @@ class Analyzer:
         return any(e.kind in ("uncaught", "start_failure", "ready") for e in run.events)
 
     def finish(self) -> Iterator[Run]:
-        """Close the open run at the end of the input(s)."""
+        """Close the open run at the end of the input(s) (a launch command held is its last line)."""
+        if self._command is not None:
+            held, self._command = self._command, None
+            yield from self._feed(*held)
         if self._run is not None:
             yield self._close(self._run)
             self._run = None

@@ -149,6 +149,11 @@ class Matcher:
         return self._pending is not None
 
     @property
+    def held(self) -> Optional[Event]:
+        """That event (None when none is): a later line's event that ends its run must not pass it."""
+        return self._pending.event if self._pending is not None else None
+
+    @property
     def context(self) -> Optional[str]:
         """Engine of the last prefixed record (tried first for unprefixed lines); settable to restore it."""
         return self._context
@@ -386,14 +391,15 @@ class Matcher:
             if self._left <= 0:  # the last rule tried ran out of time
                 self._over_budget(rec.line)
 
-    def engine_hint(self, ev: Event) -> tuple[Optional[str], Optional[str]]:
-        """``(prefix_engine, context_engine)`` of an event this matcher yielded (once; then forgotten).
+    def engine_hint(self, ev: Event, keep: bool = False) -> tuple[Optional[str], Optional[str]]:
+        """``(prefix_engine, context_engine)`` of an event this matcher yielded (once, then forgotten,
+        unless ``keep``: a look at the ``held`` event's before it is emitted).
 
         ``prefix_engine``: the engine whose line prefix the record carried, None when it had
         none. ``context_engine``: for an unprefixed record, the engine of the last prefixed
         line before it (a weak hint). Both None for an event it does not know.
         """
-        return self._hints.pop((ev.line, ev.rule), (None, None))
+        return (self._hints.get if keep else self._hints.pop)((ev.line, ev.rule), (None, None))
 
     def flush(self) -> Iterator[Event]:
         """Yield the pending multi-line event at the end of an input."""

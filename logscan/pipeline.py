@@ -118,17 +118,33 @@ class Pipeline:
         for run in self.analyzer.feed(ev, *hint):
             closed = True
             yield run
-        if closed:
-            self._open = []
+        if closed:  # a held launch command the new run took is one of its events (``Analyzer.feed``)
+            keep, self.analyzer.carried = self.analyzer.carried, None
+            self._open = [x for x in self._open if x[0] is keep] if keep is not None else []
         if len(self._open) < self.analyzer.max_events_per_run:
             self._open.append((ev, hint))
 
+    def _held_first(self, ev: Event, hint: tuple) -> bool:
+        """Whether the matcher's multi-line event still gathering lines (begun before ``ev``) must be
+        emitted before ``ev``: ``ev`` closes the open run, and the held event belongs to the run it
+        began in, not to the one ``ev`` opens (docs/run-splitting.md, "Held lines at a run boundary")."""
+        held = self.matcher.held
+        if held is None or held.line >= ev.line:
+            return False
+        try:
+            return self.analyzer.splits(ev, *hint, held=(held, self.matcher.engine_hint(held, keep=True)))
+        except _SKIP:  # the event itself will be a counted skip (``_events``)
+            return False
+
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
         for ev in events:
+            hint = self.matcher.engine_hint(ev)
+            if self._held_first(ev, hint):
+                yield from self._events(self.matcher.flush())
             if ev.kind != "unread":  # a kernel sentence no rule read: its run's "not understood" entry only
                 yield ev, None
             try:
-                runs = list(self._analyse(ev, self.matcher.engine_hint(ev)))
+                runs = list(self._analyse(ev, hint))
             except _SKIP as exc:  # a value past a bound the analysis did not expect: a counted skip
                 self._skip(ev.line, exc)
                 continue

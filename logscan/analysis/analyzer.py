@@ -72,6 +72,12 @@ class Analyzer:
         #: source -> ``unread`` events heard while no run of that source was open (at most 64): the
         #: next run the source opens lists them (a reworded first kernel line, vllm-001)
         self._unread: dict[str, list[Event]] = {}
+        #: a launch command (event, its two engine hints) read after the open run ended: the next
+        #: event says whose it is (``feed``)
+        self._command: Optional[tuple[Event, Optional[str], Optional[str]]] = None
+        #: that command when it went to the run the next event opened (``Pipeline`` keeps it with
+        #: the new run's events for a checkpoint; it resets it)
+        self.carried: Optional[Event] = None
 
     # -- feeding -------------------------------------------------------------------------
     def feed(self, ev: Event, prefix_engine: Optional[str] = None,
@@ -80,18 +86,39 @@ class Analyzer:
 
         ``prefix_engine`` / ``context_engine``: ``Matcher.engine_hint`` of the event (which
         engine's line prefix it carried, or followed); None when unknown.
+
+        A launch command (a rule that ``sets`` ``cli``: ``vllm serve X ...``) after the open run
+        failed or came up is held until the next event: when that one begins a new run (a banner,
+        another process), the command is the new run's first line, else the ended run's
+        (docs/run-splitting.md, "A launch command after a failure").
         """
+        r = self.rules[ev.rule][0].rule
+        held = self._command
+        if held is not None and r.kind not in ("identity", "unread"):
+            self._command = None
+            if self.splits(ev, prefix_engine, context_engine) and self._run is not None:
+                # the ended run's span stops before the command (its line's identity events too)
+                self._run.last_line = min(self._run.last_line, max(held[0].line - 1, self._run.first_line))
+                yield self._close(self._run)
+                self._run, self.carried = None, held[0]  # the command opens the new run
+            yield from self._feed(*held)
+        run = self._run
+        if ("cli" in r.sets and r.kind == "config" and run is not None and run.source == ev.source
+                and self._ended(run) and all(ev.line > (e.end_line or e.line) for e in run.events)):
+            self._command = (ev, prefix_engine, context_engine)
+            return
+        yield from self._feed(ev, prefix_engine, context_engine)
+
+    def _feed(self, ev: Event, prefix_engine: Optional[str] = None,
+              context_engine: Optional[str] = None) -> Iterator[Run]:
+        """``feed`` without the hold of a launch command."""
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
         if r.kind == "identity":
             yield from self._identify(ev, pack, run)
             return
-        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
-                                       run, ev.source)
-        if (sure and not prefix_engine and not (r.starts_run or r.names_engine)
-                and engine in self._disowned.get(ev.source, ())):
-            sure = False  # the hint came from the library's lines of another program built on it
+        engine, sure = self._engine_sure(ev, r, pack, prefix_engine, context_engine, run)
         if r.kind == "unread":
             # a kernel sentence no rule read: a question about the open run of its source (or, before
             # any, the next run it opens), never evidence that opens, names or splits one
@@ -122,18 +149,13 @@ class Analyzer:
             self.up_seen.pop(ev.source, None)  # a (re)start: its own start can fail
         if r.kind in ("uncaught", "ready") and not prefix_engine and (run is None or run.source != ev.source):
             return  # a bare traceback or ready line names no engine: it belongs to an open run or to none
-        chatter_of = None
-        if run is not None and run.source == ev.source and run.engine != engine and sure:
-            if folds_into(self, run, engine):  # an imported library's lines began the run
-                chatter_of, run.engine, run.engine_sure = run.engine, engine, False
-            elif run.engine_sure and stays_in(self, run, engine, ev):
-                engine, sure = run.engine, False  # the library prints inside the importer's run
-        if run is not None and run.source == ev.source and run.engine != engine and sure and not run.engine_sure:
-            run.engine = engine  # the run began on lines that named no engine: now one does
-        if run is not None and (run.source != ev.source or run.engine != engine or
-                                (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))
-                                or self._other_process(run, r, ev)):
-            yield self._close(run)
+        engine, sure, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
+        if chatter_of:  # an imported library's lines began the run
+            run.engine, run.engine_sure = engine, False  # type: ignore[union-attr]
+        elif takes:
+            run.engine = engine  # type: ignore[union-attr]  # the run began on lines that named no engine
+        if closes:
+            yield self._close(run)  # type: ignore[arg-type]
             run = None
         if run is None:
             run = self._run = RunState(index=self._count, source=ev.source, first_line=ev.line,
@@ -191,6 +213,81 @@ class Analyzer:
                         got = {k: v for k, v in m.groupdict().items() if v is not None} if m else None
                     if got is not None:
                         set_facts(run, r.continuation.sets, got, ev, cli)
+
+    def _engine_sure(self, ev: Event, r, pack: Pack, prefix_engine: Optional[str], context_engine: Optional[str],
+                     run: Optional[RunState]) -> tuple[str, bool]:
+        """``_engine_of`` for a non-identity event, unsure when the hint came from a disowned library."""
+        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
+                                       run, ev.source)
+        if (sure and not prefix_engine and not (r.starts_run or r.names_engine)
+                and engine in self._disowned.get(ev.source, ())):
+            sure = False  # the hint came from the library's lines of another program built on it
+        return engine, sure
+
+    def _placement(self, ev: Event, r, engine: str, sure: bool,
+                   run: Optional[RunState]) -> tuple[str, bool, Optional[str], bool, bool]:
+        """Where a (non-identity, non-unread, non-progress) event goes, without changing anything:
+        ``(engine, sure, chatter_of, takes, closes)``. ``chatter_of``: the engine of the open run
+        that was only library chatter of ``engine`` (the run becomes ``engine``'s); ``takes``: the
+        open run named no engine and now takes ``engine``; ``closes``: the event ends the open run
+        (another source or engine, a restart, another process: ``docs/run-splitting.md``)."""
+        chatter_of, takes = None, False
+        if run is None:
+            return engine, sure, None, False, False
+        here = run.source == ev.source
+        run_engine = run.engine
+        if here and run.engine != engine and sure:
+            if folds_into(self, run, engine):
+                chatter_of, run_engine = run.engine, engine
+            elif run.engine_sure and stays_in(self, run, engine, ev):
+                engine, sure = run.engine, False  # the library prints inside the importer's run
+        if here and run_engine != engine and sure and not run.engine_sure and not chatter_of:
+            takes, run_engine = True, engine
+        closes = (not here or run_engine != engine
+                  or (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))
+                  or self._other_process(run, r, ev))
+        return engine, sure, chatter_of, takes, bool(closes)
+
+    def splits(self, ev: Event, prefix_engine: Optional[str] = None, context_engine: Optional[str] = None,
+               held: Optional[tuple[Event, tuple]] = None) -> bool:
+        """Whether feeding ``ev`` (with its ``Matcher.engine_hint``) would close the open run (or give
+        a run no line named the engine of ``ev``), without feeding it. The pipeline asks before it feeds an event while the matcher still holds a
+        multi-line event open (``held``: that event and its hint): that one began before ``ev`` and
+        goes to the run it began in, so it is emitted first when ``ev`` ends that run. With no run
+        open, the run ``held`` would open is the one asked about (docs/run-splitting.md, "Held
+        lines at a run boundary")."""
+        cr, pack = self.rules[ev.rule]
+        r = cr.rule
+        run = self._run
+        if run is None and held is not None:
+            run = self._opened_by(*held)
+        if run is None or r.kind == "unread":
+            return False
+        if r.kind == "identity":  # ``_identify``: only another source's identity line closes the run
+            return (run.source != ev.source and not r.disowns
+                    and not (library_only(cr, ev.message) and pack.engine in self._disowned.get(ev.source, ())))
+        if r.kind == "progress":
+            return run.source == ev.source and self._other_process(run, r, ev)
+        if r.kind in ("uncaught", "ready") and not prefix_engine and run.source != ev.source:
+            return False
+        engine, sure = self._engine_sure(ev, r, pack, prefix_engine, context_engine, run)
+        _, _, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
+        return closes or takes or chatter_of is not None  # ends the run, or gives it another engine
+
+    def _opened_by(self, ev: Event, hint: tuple) -> Optional[RunState]:
+        """A scratch copy of the run that feeding ``ev`` would open when no run is open (None for an
+        event that opens none); nothing of the analyzer changes."""
+        cr, pack = self.rules[ev.rule]
+        r = cr.rule
+        if r.kind in ("identity", "unread", "progress") or (r.kind in ("uncaught", "ready") and not hint[0]):
+            return None
+        engine, sure = self._engine_sure(ev, r, pack, hint[0], hint[1], None)
+        run = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.end_line or ev.line,
+                       engine=engine, engine_sure=sure, started=r.starts_run,
+                       start_line=ev.line if r.starts_run else None, events=[ev])
+        note(run, ev, self._shared)
+        set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
+        return run
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:
         """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.
@@ -283,7 +380,10 @@ class Analyzer:
         return any(e.kind in ("uncaught", "start_failure", "ready") for e in run.events)
 
     def finish(self) -> Iterator[Run]:
-        """Close the open run at the end of the input(s)."""
+        """Close the open run at the end of the input(s) (a launch command held is its last line)."""
+        if self._command is not None:
+            held, self._command = self._command, None
+            yield from self._feed(*held)
         if self._run is not None:
             yield self._close(self._run)
             self._run = None

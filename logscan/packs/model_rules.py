@@ -148,6 +148,14 @@ class Rule(_Strict):
     #: serving loop's ``engine_core.run_busy_loop()``); every other rule skips such lines, which
     #: are no log statements (``sources/quoted.py``, docs/traceback-frames.md)
     source_line: bool = False
+    #: with ``source_line``: the rule reads ONLY a quoted source line, never a log statement (an op
+    #: call ``torch.ops._C.cutlass_scaled_mm(...)`` is code the frame ran; the same words in a
+    #: logged sentence are none: ``common-rules/97-quoted-op-calls.toml``)
+    quoted_only: bool = False
+    #: the line is a C++ runtime's abort banner (libstdc++'s "terminate called after throwing an
+    #: instance of '...'"), no line of a Python traceback: a failed start it heads has its cause in
+    #: the ``what():`` line after it, cut when the log ends there (``analysis/failhead.py``)
+    cxx_abort: bool = False
     #: identity rules only: a regex for the part of the rule's text that is the engine's LIBRARY's
     #: own (ggml's functions, backend tags and source files), which other programs embed too
     #: (whisper.cpp, stable-diffusion.cpp): a line the rule matches only through such text names
@@ -165,6 +173,12 @@ class Rule(_Strict):
             raise ValueError(f"rule {self.id}: library / disowns are for identity rules only")
         if self.library and self.disowns:
             raise ValueError(f"rule {self.id}: a rule is the library's or another program's, not both")
+        return self
+
+    @after_check
+    def _quoted_shape(self) -> "Rule":
+        if self.quoted_only and not self.source_line:
+            raise ValueError(f"rule {self.id}: quoted_only needs source_line = true")
         return self
 
     @after_check

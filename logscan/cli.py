@@ -5,7 +5,10 @@ Exit status: 0 analysed (gate: passed); 1 a ``--fail-on`` cost class or finding 
 present (gate: failed; diff: a family moved down, changed cost class or went missing); 2 bad
 usage, an input not read to its end, a broken pattern pack or policy (one line on stderr, no
 traceback); 130 / 143: scan or gate stopped by SIGINT / SIGTERM, after printing the report of
-what was read, marked interrupted (docs/fail-closed.md).
+what was read, marked interrupted (docs/fail-closed.md); 141 (128 + SIGPIPE): the reader of
+standard output closed it early (``logscan scan LOG | head``), with nothing on stderr, as grep
+or cat killed by SIGPIPE end: the report was not all delivered, so neither a pass (0) nor a
+``--fail-on`` hit (1) is claimed.
 
 Each subcommand lives in ``logscan/commands/`` and is imported only when it runs (or when
 ``--help`` lists it): ``logscan scan --format json`` loads neither the HTML renderer, rich,
@@ -13,6 +16,7 @@ the gate nor the planning code (start-up, issue 18; docs/speed-and-hostile-input
 """
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -22,6 +26,14 @@ import click
 from . import __version__
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
+#: standard output's reader went away (EPIPE): the status a shell shows for a command SIGPIPE killed
+EXIT_PIPE_CLOSED = 128 + 13
+
+
+class _PipeClosed(Exception):
+    """Standard output's reader closed it (EPIPE) while a subcommand wrote: raised by
+    ``_Group.invoke`` in place of the ``OSError``, which click's own ``main`` would turn into a
+    silent exit 1 (the status of a ``--fail-on`` hit)."""
 
 #: command name -> (module under logscan.commands, attribute)
 COMMANDS = {
@@ -55,17 +67,26 @@ class _Group(click.Group):
         mod, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"logscan.commands.{mod}"), attr)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise _PipeClosed() from None
+            raise
+
     def main(self, *args, **kwargs):  # map click's usage errors to exit 2 (its default too)
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
+        except _PipeClosed:
+            _quiet_stdout()  # the interpreter's last flush of what is still buffered goes nowhere
+            sys.exit(EXIT_PIPE_CLOSED)
         except click.exceptions.Abort:
             click.echo("logscan: aborted", err=True)
             sys.exit(EXIT_USAGE)
         except click.ClickException as exc:
             exc.show()
             sys.exit(EXIT_USAGE)
-        except BrokenPipeError:
-            sys.exit(EXIT_OK)
         except OSError as exc:
             # the report could not be written (a full disk, /dev/full, a closed or failing pipe
             # end other than EPIPE): one line and exit 2, never a traceback; input errors are

@@ -338,6 +338,8 @@ class Matcher:
                 break  # an identity / platform / state rule read the line: it is no unread sentence
             if (state_read or quoted and not r.source_line) and r.kind != "identity":
                 continue
+            if r.quoted_only and not quoted:
+                continue  # code a traceback quotes (an op call), never a log statement
             if noise and not (r.sparse and r.kind == "ready") and (noise_named or r.kind != "identity"):
                 continue
             if r.levels and rec.level and rec.level.lower() not in r.levels:

@@ -16,23 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import scan_json, write_log
+from tests.conftest import runs_of, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures" / "vllm"
 
 
-def _runs(path: Path) -> list[dict]:
-    return scan_json(path)["runs"]
-
-
 def _codes(path: Path) -> list[str]:
-    return [f["code"] for run in _runs(path) for f in run["findings"]]
+    return [f["code"] for run in runs_of(path) for f in run["findings"]]
 
 
 # -- quoted source lines of a bare, indented traceback ------------------------------------------
 
 def test_the_quoted_raise_line_of_a_bare_traceback_is_code_and_the_exception_line_fails_the_start():
-    (run,) = _runs(FIX / "vllm-317.log")
+    (run,) = runs_of(FIX / "vllm-317.log")
     sf = run["start_failure"]
     assert sf["line"] == 12  # 'RuntimeError: Engine core initialization failed. ...', not line 11's code
     assert sf["evidence"].startswith("RuntimeError: Engine core initialization failed")
@@ -57,7 +53,7 @@ def test_a_line_as_deep_as_its_frame_header_is_not_its_quoted_code(tmp_path):
     text = ('  File "<frozen runpy>", line 198, in _run_module_as_main\n'
             "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n"
             '  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/utils.py", line 786, in wait_for_engine_startup\n')
-    (run,) = _runs(write_log(tmp_path, text))
+    (run,) = runs_of(write_log(tmp_path, text))
     assert run["start_failure"]["line"] == 2
 
 
@@ -68,7 +64,7 @@ def test_a_prefixed_traceback_keeps_its_own_indentation(tmp_path):
             "line 786, in wait_for_engine_startup\n"
             '(EngineCore pid=1) ERROR 06-01 00:00:00 [core.py:1184]     raise RuntimeError("Engine core '
             'initialization failed. "\n')
-    (run,) = _runs(write_log(tmp_path, text))
+    (run,) = runs_of(write_log(tmp_path, text))
     assert run["start_failure"] is None or run["start_failure"]["line"] != 3
 
 
@@ -76,28 +72,28 @@ def test_a_prefixed_traceback_keeps_its_own_indentation(tmp_path):
 
 @pytest.mark.parametrize("name", ["vllm-324", "vllm-329"])
 def test_an_xpu_module_frame_or_torch_xpu_warning_names_the_platform(name):
-    (run,) = _runs(FIX / f"{name}.log")
+    (run,) = runs_of(FIX / f"{name}.log")
     assert run["engine"]["platform"] == "XPU"
 
 
 def test_a_platform_line_outweighs_a_device_module_frame(tmp_path):
     text = ("INFO 06-01 00:00:00 [__init__.py:1] Automatically detected platform cuda.\n"
             '  File "/opt/venv/lib/python3.12/site-packages/vllm/_xpu_ops.py", line 12, in <module>\n')
-    (run,) = _runs(write_log(tmp_path, text))
+    (run,) = runs_of(write_log(tmp_path, text))
     assert run["engine"]["platform"] == "CUDA"
 
 
 def test_a_script_printing_a_device_module_path_names_no_platform(tmp_path):
     text = ("already patched /opt/venv/lib/python3.12/site-packages/vllm/v1/worker/xpu_worker.py\n"
             "(APIServer pid=1) INFO 08-21 18:34:24 [api_utils.py:345] non-default args: {'model': 'm'}\n")
-    for run in _runs(write_log(tmp_path, text)):
+    for run in runs_of(write_log(tmp_path, text)):
         assert run["engine"]["platform"] is None
 
 
 # -- a linear-attention kernel is no GEMM ------------------------------------------------------
 
 def test_a_gdn_prefill_kernel_is_an_attention_fact_not_a_selection():
-    (run,) = _runs(FIX / "vllm-318.log")
+    (run,) = runs_of(FIX / "vllm-318.log")
     assert "Triton/FLA (GDN prefill)" in [a["backend"] for a in run["attention"]]
     assert run["selections"] == [] and run["findings"] == []
 
@@ -110,6 +106,6 @@ def test_precision_windows_raise_no_finding(n):
 
 
 def test_requested_marlin_backends_in_a_command_are_no_selection():
-    runs = _runs(FIX / "vllm-319.log")
+    runs = runs_of(FIX / "vllm-319.log")
     assert [s for r in runs for s in r["selections"]] == []
     assert any(r["config"]["extra"].get("moe_backend") == "marlin" for r in runs)

@@ -14,18 +14,14 @@ from pathlib import Path
 
 from logscan.analysis.cli_args import arguments, words
 from logscan.packs.loader import default_packs
-from tests.conftest import scan_json, write_log
+from tests.conftest import runs_of, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures" / "vllm"
 CLI = default_packs().packs["vllm"].meta.pack.cli
 
 
-def _runs(path: Path) -> list[dict]:
-    return scan_json(path)["runs"]
-
-
 def _one(path: Path) -> dict:
-    (run,) = _runs(path)
+    (run,) = runs_of(path)
     return run
 
 
@@ -82,7 +78,7 @@ def test_an_image_named_in_prose_or_another_engines_image_is_no_vllm_command(tmp
                     "docker run --gpus all ghcr.io/huggingface/text-generation-inference:2.0 --model-id x \\\n"
                     "  --quantize awq\n")
     assert all(r["engine"]["name"] != "vllm" and r["config"]["quantization"] != "awq"
-               for r in _runs(log) if r["engine"]["read_with"] == "vllm")
+               for r in runs_of(log) if r["engine"]["read_with"] == "vllm")
 
 
 # --- the words parse as vLLM's argparse does ----------------------------------------------------

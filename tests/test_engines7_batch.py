@@ -13,17 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from logscan.cli import cli
-from tests.conftest import scan_json, write_log
+from tests.conftest import finding_codes, runs_of, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures"
-
-
-def _runs(path: Path) -> list[dict]:
-    return scan_json(path)["runs"]
-
-
-def _codes(run: dict) -> set[str]:
-    return {f["code"] for f in run["findings"]}
 
 
 # --- TensorRT-LLM: a fatal C++ error with no cause line is a failed start ------------------
@@ -39,7 +31,7 @@ def _codes(run: dict) -> set[str]:
     ("trtllm-131", 6),  # the enginesB known limit: 'TllmXqaJit runtime error in ...(' after what()
 ])
 def test_a_tensorrt_llm_log_that_died_on_a_cpp_error_is_a_failed_start(name, line):
-    (run,) = _runs(FIX / "trtllm" / f"{name}.log")
+    (run,) = runs_of(FIX / "trtllm" / f"{name}.log")
     assert run["engine"]["name"] == "trtllm"
     sf = run["start_failure"]
     assert sf is not None and sf["line"] == line and sf["rule"] == "trtllm.run.cpp-fatal"
@@ -58,8 +50,8 @@ def test_a_stated_cause_keeps_its_finding_rule():
     # and 'No valid SQ GEMM tactic' (smoothQuantGemmPlugin.cpp): KERNEL_NOT_FOUND (40-build), read
     # before the fatal-error rule, so the finding keeps the line; since engines8b the assertion
     # still ends the start (the pack's fatal_line), with that finding as its fatal cause
-    (run,) = _runs(FIX / "trtllm" / "trtllm-121.log")
-    assert _codes(run) == {"KERNEL_NOT_FOUND"} and run["findings"][0]["line"] == 1
+    (run,) = runs_of(FIX / "trtllm" / "trtllm-121.log")
+    assert finding_codes(run) == {"KERNEL_NOT_FOUND"} and run["findings"][0]["line"] == 1
     sf = run["start_failure"]
     assert sf is not None and sf["line"] == 1 and sf["rule"] == "trtllm.kernel.no-groupwise-tactic"
     assert sf["cause_line"] == 1 and run["findings"][0]["fatal"] is True
@@ -70,8 +62,8 @@ def test_the_sq_and_per_channel_no_tactic_wordings_are_no_kernel(tmp_path):
                               "  what():  [TensorRT-LLM][ERROR] Assertion failed: No valid weight only per-channel GEMM "
                               "tactic(It is usually caused by the failure to execute all candidate configurations of the "
                               "CUTLASS kernel, please pay attention to the warning information when building the engine.)\n")
-    (run,) = _runs(log)
-    assert _codes(run) == {"KERNEL_NOT_FOUND"}
+    (run,) = runs_of(log)
+    assert finding_codes(run) == {"KERNEL_NOT_FOUND"}
     assert run["findings"][0]["kernel"] == "weight_only_quant_matmul_plugin"
 
 
@@ -81,7 +73,7 @@ def test_the_sq_and_per_channel_no_tactic_wordings_are_no_kernel(tmp_path):
     "[TRT-LLM] [W] Failed to initialize executor on rank 0, retrying\n",
 ])
 def test_no_failed_start_without_a_fatal_tensorrt_llm_error(tmp_path, text):
-    (run,) = _runs(write_log(tmp_path, "[TensorRT-LLM][INFO] Loaded engine size: 15448 MiB\n" + text))
+    (run,) = runs_of(write_log(tmp_path, "[TensorRT-LLM][INFO] Loaded engine size: 15448 MiB\n" + text))
     assert run["engine"]["name"] == "trtllm" and run["start_failure"] is None
 
 
@@ -90,7 +82,7 @@ def test_a_fatal_assertion_after_the_server_came_up_is_a_failure_while_serving(t
                               "INFO:     Application startup complete.\n"
                               "[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: [TensorRT-LLM][ERROR] "
                               "Assertion failed: mNextBlocks.empty() (/src/kvCacheManager.cpp:160)\n")
-    (run,) = _runs(log)
+    (run,) = runs_of(log)
     assert run["start_failure"] is None and run["serving_failure"]["rule"] == "trtllm.run.cpp-fatal"
 
 
@@ -103,7 +95,7 @@ def test_a_fatal_assertion_after_the_server_came_up_is_a_failure_while_serving(t
     ("llamacpp-170", "ROCM"),  # 'ROCm error: invalid device function' with no device line kept
 ])
 def test_llama_cpp_backend_lines_name_the_platform(name, platform):
-    (run,) = _runs(FIX / "llamacpp" / f"{name}.log")
+    (run,) = runs_of(FIX / "llamacpp" / f"{name}.log")
     assert run["engine"]["name"] == "llamacpp" and run["engine"]["platform"] == platform
 
 
@@ -112,41 +104,41 @@ def test_an_old_hip_build_printing_cuda_error_names_no_platform(name):
     # HIP builds before 2024 print 'CUDA error' and Ollama lists both cuda and rocm libraries:
     # the line does not say which, so the platform stays unknown rather than guessed (llamacpp-177's
     # paste goes on with the next Ollama start, 'Listening on ... (version 0.1.33)': a second run)
-    runs = _runs(FIX / "llamacpp" / f"{name}.log")
+    runs = runs_of(FIX / "llamacpp" / f"{name}.log")
     assert runs and all(run["engine"]["platform"] is None for run in runs)
 
 
 def test_a_vulkan_backend_that_found_no_device_is_the_cpu_fallback(tmp_path):
     log = write_log(tmp_path, "ggml_vulkan: No devices found.\nllama_model_loader: loaded meta data with 20 key-value pairs\n")
-    (run,) = _runs(log)
+    (run,) = runs_of(log)
     assert run["engine"]["platform"] == "CPU"
 
 
 def test_a_vulkan_platform_has_no_compute_capability_to_judge():
     # an RTX 3060 driven through Vulkan runs shaders, not sm86 CUDA kernels: no CUDA arch check applies
-    (run,) = _runs(FIX / "llamacpp" / "llamacpp-171.log")
-    assert "ARCH_NOT_COMPILED" not in _codes(run) and run["engine"]["version"] == "b4641"
+    (run,) = runs_of(FIX / "llamacpp" / "llamacpp-171.log")
+    assert "ARCH_NOT_COMPILED" not in finding_codes(run) and run["engine"]["version"] == "b4641"
 
 
 # --- llama.cpp: the pre-2024 CUDA_CHECK wording is the same arch refusal --------------------
 
 def test_the_old_cuda_check_wording_is_the_arch_refusal():
-    (run,) = _runs(FIX / "llamacpp" / "llamacpp-178.log")
-    assert _codes(run) == {"UNSUPPORTED_ON_ARCH"}
+    (run,) = runs_of(FIX / "llamacpp" / "llamacpp-178.log")
+    assert finding_codes(run) == {"UNSUPPORTED_ON_ARCH"}
 
 
 def test_another_old_cuda_check_error_is_no_arch_refusal(tmp_path):
     log = write_log(tmp_path, "CUDA error 2 at /source/llama.cpp/ggml-cuda.cu:7788: out of memory\n"
                               "GGML_ASSERT: /source/llama.cpp/ggml-cuda.cu:7788: !\"CUDA error\"\n")
-    (run,) = _runs(log)
-    assert run["engine"]["name"] == "llamacpp" and "UNSUPPORTED_ON_ARCH" not in _codes(run)
+    (run,) = runs_of(log)
+    assert run["engine"]["name"] == "llamacpp" and "UNSUPPORTED_ON_ARCH" not in finding_codes(run)
 
 
 # --- LMDeploy: TurboMind's C++ failures are failed starts too --------------------------------
 
 def test_a_turbomind_assertion_is_a_failed_start():
     # lmdeploy-140 (engines7b): 'RuntimeError: [TM][ERROR]  Assertion fail: .../bind.cpp:294'
-    (run,) = _runs(FIX / "lmdeploy" / "lmdeploy-140.log")
+    (run,) = runs_of(FIX / "lmdeploy" / "lmdeploy-140.log")
     assert run["engine"]["name"] == "lmdeploy"
     assert run["start_failure"]["line"] == 4 and run["start_failure"]["rule"] == "lmdeploy.run.tm-check-failed"
 
@@ -156,18 +148,18 @@ def test_a_turbomind_terminate_with_no_traceback_is_a_failed_start(tmp_path):
                               "terminate called after throwing an instance of 'std::runtime_error'\n"
                               "  what():  [TM][ERROR] CUDA runtime error: an illegal memory access was encountered "
                               "/lmdeploy/src/turbomind/utils/allocator.h:231\n")
-    runs = _runs(log)
+    runs = runs_of(log)
     assert [r["start_failure"]["rule"] for r in runs if r["start_failure"]] == ["lmdeploy.run.tm-check-failed"]
 
 
 @pytest.mark.parametrize("name, code", [("lmdeploy-113", "UNSUPPORTED_ON_ARCH"), ("lmdeploy-112", "KERNEL_NOT_FOUND")])
 def test_a_turbomind_failure_that_states_its_cause_keeps_its_finding(name, code):
-    (run,) = _runs(FIX / "lmdeploy" / f"{name}.log")
-    assert code in _codes(run) and run["start_failure"] is None
+    (run,) = runs_of(FIX / "lmdeploy" / f"{name}.log")
+    assert code in finding_codes(run) and run["start_failure"] is None
 
 
 def test_a_turbomind_warning_is_no_failure(tmp_path):
-    (run,) = _runs(write_log(tmp_path, "[WARNING] gemm_config.in is not found; using default GEMM algo\n"
+    (run,) = runs_of(write_log(tmp_path, "[WARNING] gemm_config.in is not found; using default GEMM algo\n"
                                        "[TM][WARNING] Assertion fail: retried\n"))
     assert run["engine"]["name"] == "lmdeploy" and run["start_failure"] is None
 
@@ -180,7 +172,7 @@ def test_a_turbomind_warning_is_no_failure(tmp_path):
     ("llamacpp-107", 5, 2),
 ])
 def test_a_ggml_abort_is_a_failed_start_caused_by_the_arch_refusal(name, line, cause):
-    (run,) = _runs(FIX / "llamacpp" / f"{name}.log")
+    (run,) = runs_of(FIX / "llamacpp" / f"{name}.log")
     sf = run["start_failure"]
     assert (sf["line"], sf["rule"], sf["cause_line"]) == (line, "llamacpp.run.ggml-abort", cause)
     assert [f["fatal"] for f in run["findings"] if f["code"] == "UNSUPPORTED_ON_ARCH"] == [True]
@@ -189,7 +181,7 @@ def test_a_ggml_abort_is_a_failed_start_caused_by_the_arch_refusal(name, line, c
 def test_a_ggml_assert_with_no_stated_cause_is_still_a_failed_start(tmp_path):
     log = write_log(tmp_path, "llama_model_loader: loaded meta data with 20 key-value pairs\n"
                               "/home/user/llama.cpp/ggml/src/ggml.c:3513: GGML_ASSERT(a->ne[2] == b->ne[0]) failed\n")
-    (run,) = _runs(log)
+    (run,) = runs_of(log)
     assert run["start_failure"]["line"] == 2 and run["start_failure"]["cause"] is None
 
 
@@ -197,11 +189,11 @@ def test_a_ggml_abort_after_the_server_listened_is_a_failure_while_serving(tmp_p
     log = write_log(tmp_path, "llama_model_loader: loaded meta data with 20 key-value pairs\n"
                               "main: server is listening on http://127.0.0.1:8080 - starting the main loop\n"
                               "/home/user/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error\n")
-    (run,) = _runs(log)
+    (run,) = runs_of(log)
     assert run["start_failure"] is None and run["serving_failure"]["rule"] == "llamacpp.run.ggml-abort"
 
 
 def test_the_rocm_refusal_line_alone_names_the_platform(tmp_path):
-    (run,) = _runs(write_log(tmp_path, "ROCm error: invalid device function\n"
+    (run,) = runs_of(write_log(tmp_path, "ROCm error: invalid device function\n"
                                        "  current device: 0, in function ggml_cuda_compute_forward at ggml-cuda.cu:2519\n"))
-    assert _codes(run) == {"UNSUPPORTED_ON_ARCH"} and run["engine"]["platform"] == "ROCM"
+    assert finding_codes(run) == {"UNSUPPORTED_ON_ARCH"} and run["engine"]["platform"] == "ROCM"

@@ -19,13 +19,9 @@ import pytest
 
 from logscan.analysis.runstate import RunState, set_facts
 from logscan.models import Event
-from tests.conftest import one_run as _run, scan_json, write_log
+from tests.conftest import finding_codes, one_run as _run, scan_json, write_log
 
 FIX = Path(__file__).parent.parent / "fixtures"
-
-
-def _codes(run: dict) -> set[str]:
-    return {f["code"] for f in run["findings"]}
 
 
 # --- TGI: the router / webserver died -------------------------------------------------------
@@ -114,12 +110,12 @@ def test_turbomind_warning_assertion_is_no_failure(tmp_path):
 def test_bare_no_kernel_image_is_lmdeploys_arch_refusal():
     run = _run("lmdeploy-148")
     assert run["engine"]["name"] == "lmdeploy"
-    assert "UNSUPPORTED_ON_ARCH" in _codes(run)
+    assert "UNSUPPORTED_ON_ARCH" in finding_codes(run)
     assert run["unexplained"] == []
 
 
 def test_explicit_turbomind_fallback_is_an_override():
-    assert "BACKEND_OVERRIDE_IGNORED" in _codes(_run("lmdeploy-142"))
+    assert "BACKEND_OVERRIDE_IGNORED" in finding_codes(_run("lmdeploy-142"))
 
 
 # --- MLC-LLM --------------------------------------------------------------------------------
@@ -168,7 +164,7 @@ def test_json_output_shard_stderr_is_read_line_by_line(tmp_path):
     log = write_log(tmp_path, json.dumps(rec) + "\n" + json.dumps(end) + "\n")
     run = scan_json(log)["runs"][0]
     assert run["engine"]["name"] == "tgi"
-    assert "UNSUPPORTED_ON_ARCH" in _codes(run)
+    assert "UNSUPPORTED_ON_ARCH" in finding_codes(run)
     assert run["start_failure"] is not None
 
 

@@ -26,9 +26,17 @@ def test_examples_match_their_rule(cr):
         if cr.rule.prefixed_only:  # examples of prefixed_only rules are whole lines, prefix included
             rec = PrefixParser(_PACKS).parse("t", 1, example)
             assert rec.prefix_format is not None, f"{cr.rule.id}: example {example!r} has no prefix"
+        elif cr.rule.quoted_only:  # code a traceback quotes: under a frame header, indented deeper
+            alone = Matcher(_PACKS, context=_ENGINE[cr.rule.id])
+            read = list(alone.feed(Record(source="t", line=1, message=example))) + list(alone.flush())
+            assert cr.rule.id not in {e.rule for e in read}, f"{cr.rule.id}: read {example!r} as a log statement"
+            list(m.feed(Record(source="t", line=1, message='  File "/x/vllm/_custom_ops.py", line 1, in f')))
+            rec = Record(source="t", line=2, message=example)
         else:
             rec = Record(source="t", line=1, message=example)
         events = list(m.feed(rec)) + list(m.flush())
+        if cr.rule.quoted_only:
+            events = [e for e in events if e.line == 2]
         if cr.rule.kind != "identity":  # identity rules never take a line: the reading rule follows
             events = [e for e in events if e.kind != "identity"]
         else:  # ... and a sparse ready rule (a state: SGLang's batch statistics) may read it before them

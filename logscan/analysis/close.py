@@ -16,7 +16,7 @@ from packaging.version import Version
 from ..formats.clip import clip
 from ..models import COST_ORDER, CostClass, Event, Finding, Run, Selection, Severity
 from ..packs.model import FindingsFile
-from . import run_checks, run_parts
+from . import run_checks, run_parts, statements
 from .engine_facts import engine_info, infer_platform, kernel_of, platform_from_failure
 from .infer import infer_selections
 from .refused import mark_refused
@@ -233,6 +233,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
 
     run_checks.arch_check(ctx, run, pack, add_finding, frozenset(code for _, code in findings.items))
     run_checks.expected_rungs(ctx, run, pack, sels, add_finding, known, origin, info)
+    statements.gpu_statements(ctx, run, add_finding, known, origin)
     ambiguous = ambiguous_moe(sels, ctx.rules)
     selections = []
     for s in sels.values():

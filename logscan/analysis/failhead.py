@@ -92,18 +92,20 @@ def kernels_in_message(lexicon: LexiconFile, message: str, ladder: Iterable[str]
     return out
 
 
-#: libstdc++'s std::terminate banner for a C++ exception nothing caught: the C++ runtime's abort,
-#: no line of a Python traceback (its cause, when kept, is the ``what():`` line after it)
-_TERMINATE = regex.compile(r"\bterminate called after throwing an instance of '")
+def _cxx_abort(rules: dict, rule_id: Optional[str]) -> bool:
+    """Whether ``rule_id``'s rule reads a C++ runtime's abort banner (``Rule.cxx_abort``: libstdc++'s
+    std::terminate line, LMDeploy's ``lmdeploy.uncaught.cxx-terminate``): no Python traceback line."""
+    cr = rules.get(rule_id) if rule_id else None
+    return bool(cr is not None and cr[0].rule.cxx_abort)
 
 
 def _tb_events(run: RunState, rules: dict) -> list[Event]:
     """The run's traceback lines: ``uncaught`` events and frames read by frame rules, in line order
-    (a C++ terminate banner is none: ``_TERMINATE``)."""
+    (a C++ abort banner is none: ``Rule.cxx_abort``)."""
     out = []
     for e in run.events:
         if e.kind == "uncaught":
-            if not _TERMINATE.search(e.message):
+            if not _cxx_abort(rules, e.rule):
                 out.append(e)
         elif e.rule in rules and is_frame_rule(rules[e.rule][0].rule):
             out.append(e)
@@ -229,7 +231,7 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
         fn = f"; its last frame, line {last.line}, is in {frame_parts(last.message)[1]}" if last else ""
         cut = (f" (the traceback from line {sf.traceback_line} is cut before it{fn})"
                if sf.traceback_line is not None else "")
-        if uncaught and _TERMINATE.search(sf.evidence):  # a C++ abort: its what() line was cut
+        if uncaught and _cxx_abort(rules, sf.rule):  # a C++ abort: its what() line was cut
             sf.headline = f"{sf.evidence.strip()} — the exception that caused it is not in the log (a C++ exception nothing caught: its what() line is cut)"
         elif uncaught:
             sf.headline = f"no exception line in the log{cut}"
@@ -239,7 +241,8 @@ def describe(sf: StartFailure, run: RunState, rules: dict, lexicon: LexiconFile,
             # TurboMind's / ggml's abort), and nothing in the log is missing from it
             sf.headline = sf.evidence.strip()
     _raised_in(sf, frames, tb)
-    _failing_kernel(sf, lexicon, ladder, findings, frames, rules)
+    calls = [e for e in tb if e.groups.get("op") and (sf.traceback_line or 0) <= e.line <= end]
+    _failing_kernel(sf, lexicon, ladder, findings, frames, rules, calls)
     return sf
 
 
@@ -271,7 +274,12 @@ def _raised_in(sf: StartFailure, frames: list[Event], tb: list[Event]) -> None:
 
 
 def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str], findings: list[Finding],
-                    frames: list[Event], rules: dict) -> None:
+                    frames: list[Event], rules: dict, calls: list[Event] = ()) -> None:
+    """Fill ``sf.failing_kernel*``: the one kernel the exception names, else the kernel of one of
+    the ``INNERMOST`` innermost positions of the traceback: a frame in a kernel's op or package, or
+    a quoted op call (``calls``: uncaught events with an ``op`` group, the code a frame ran, e.g.
+    ``torch.ops._C.cutlass_scaled_mm(...)`` under a cut traceback's last frame)."""
+    calls = list(calls)
     if sf.cause_line is not None and any(f.line == sf.cause_line and f.code in _NONE_SERVED for f in findings):
         return  # the exception lists every kernel it rejected: none served, none failed
     if lexicon.failing is not None and lexicon.failing.traced and sf.cause and \
@@ -297,6 +305,14 @@ def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str
         if k is not None:
             frame_hit = (k, ev.line, fn, how)
             break
+    if frame_hit is None:  # a quoted op call under one of the innermost frames: the op its frame ran
+        last = sorted(own + calls, key=lambda e: e.line)[-INNERMOST:]
+        for ev in reversed([e for e in last if e in calls]):
+            k = kernel_named(lexicon, ev.groups["op"])
+            if k is not None:
+                frame_hit = (k, ev.line, ev.groups["op"],
+                             f"the traceback's quoted source line calls its op {ev.groups['op']} (line {ev.line})")
+                break
     if len(named) == 1:
         k, why = next(iter(named.items()))
         sf.failing_kernel, sf.failing_kernel_line, sf.failing_kernel_why = k, sf.cause_line, why

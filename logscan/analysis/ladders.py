@@ -189,6 +189,11 @@ class LadderIndex:
         read_at = src.rsplit("carried from ", 1)[-1] if "carried from " in src else release
         return f"{release} (as read in {read_at})"
 
+    @functools.cached_property
+    def _elsewhere_memo(self) -> dict:
+        """``elsewhere``'s answers by its arguments, one dict per index (cleared past 4,096 keys)."""
+        return {}
+
     def elsewhere(self, releases: list[str], chosen: Placement, name: str, hint: Optional[str],
                   platform: Optional[str], quantization: Optional[str] = None) -> list[RungElsewhere]:
         """Where ``name`` sits in the other ``releases`` (an inferred range), when they disagree.
@@ -198,7 +203,7 @@ class LadderIndex:
         ladders do not hold the name is skipped. Memoised per index on its arguments (``chosen``
         only by its ladder release): a crash loop asks the same thousands of times (bench/crashloop.py).
         """
-        memo = self.__dict__.setdefault("_elsewhere_memo", {})
+        memo = self._elsewhere_memo
         key = (tuple(releases), chosen.position.ladder_version, name, hint, platform, quantization)
         if key not in memo:
             if len(memo) > 4096:

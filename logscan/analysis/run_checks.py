@@ -106,7 +106,8 @@ def judged_machine(ctx: Analyzer, run: RunState):
     logged = resolve_logged_gpu(run.config.gpu)
     log_platform = run.platform or (logged.platform if logged is not None else None)
     for text, origin in ((ctx.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
-        g = resolve_gpu(text) if text else None
+        # the log's own spelling may carry ``_`` for spaces (``device_name=NVIDIA_A100-SXM4-80GB``)
+        g = (resolve_gpu(text) if origin == "given" else resolve_logged_gpu(text)) if text else None
         if g is not None and g.cc is not None:
             if log_platform in _GPU_VENDORS and g.platform in _GPU_VENDORS and g.platform != log_platform:
                 # an AMD GPU for a CUDA run (or the reverse): the log is the evidence, so this GPU

@@ -34,6 +34,50 @@ def _input_errors(report) -> int:
     return len(errors)
 
 
+def _unopenable(paths) -> list[str]:
+    """The inputs among ``paths`` (``-`` is stdin) that cannot be opened at all, each as
+    ``PATH: why`` (missing, a directory, permission denied, an empty path): checked before any
+    output, so a command that prints nothing but what it read (``scan --unexplained``) never
+    writes a line about the good inputs and then an error, nor a "nothing unexplained" that no
+    read supports. A regular file is opened and closed again; anything else (a FIFO, a process
+    substitution's ``/dev/fd/N``) is only looked up, since opening it would block or consume it.
+    An input that goes away after this check is still reported by the reader (exit 2)."""
+    import os
+    import stat
+
+    bad = []
+    for path in paths:
+        if path == "-":
+            continue
+        if path == "":
+            bad.append("'': an empty path (an unset variable in the command line?)")
+            continue
+        try:
+            mode = os.stat(path).st_mode
+            if stat.S_ISDIR(mode):
+                bad.append(f"{path}: is a directory")
+            elif stat.S_ISREG(mode):
+                with open(path, "rb"):
+                    pass
+            elif not os.access(path, os.R_OK):
+                bad.append(f"{path}: Permission denied")
+        except OSError as exc:
+            bad.append(f"{path}: {exc.strerror or exc}")
+    return bad
+
+
+def _refuse_unopenable(paths) -> None:
+    """``_unopenable``: one stderr line per input that cannot be opened (``logscan: PATH: why``),
+    then exit 2, before any output; returns when every input can be opened."""
+    import sys
+
+    bad = _unopenable(paths)
+    for line in bad:
+        click.echo(f"logscan: {line}", err=True)
+    if bad:
+        sys.exit(EXIT_USAGE)
+
+
 def _exit_interrupted() -> None:
     """After SIGINT/SIGTERM: leave with 128 + the signal number (the report is already out)."""
     code = interrupt.status()

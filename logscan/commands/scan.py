@@ -12,7 +12,7 @@ import click
 from ..sources import interrupt
 from ..sources.opening import stdin_isatty
 from .common import (EXIT_FAIL_ON, EXIT_OK, EXIT_USAGE, _check_gpu, _check_version, _engine_releases,
-                     _exit_interrupted, _input_errors, packs_for)
+                     _exit_interrupted, _input_errors, _refuse_unopenable, packs_for)
 
 #: report format -> module of ``logscan.formats`` whose ``render(report)`` prints it
 FORMATS = {"text": "text", "json": "json", "html": "html"}
@@ -133,6 +133,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
     pins = _engine_releases(packs, engine_version) if engine_version else None
+    _refuse_unopenable(paths)  # before any output: no report of the others, then an error
     interrupt.install()
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda, engine_version=pins)
     if only_unexplained:

@@ -12,7 +12,7 @@ lexicon), ``model_pack`` (``pack.toml``), ``model_ladders`` (ladders, schemes) a
 
 from .model_base import _Strict
 from .model_rules import (
-    CodeInfo, Continuation, FindingsFile, KernelPackages, LexiconFailing, LexiconFile, LexiconKernel, LexiconName,
+    CodeInfo, Continuation, FindingsFile, GpuCeiling, KernelPackages, LexiconFailing, LexiconFile, LexiconKernel, LexiconName,
     Rule, RuleFile, RuleKind,
 )
 from .model_pack import (
@@ -25,7 +25,7 @@ from .model_ladders import (
 from .model_infer import Chain, ChainStep, InferFile, InferSpec, MatrixFile, Outcome, Predicate, Tell
 
 __all__ = [
-    "RuleKind", "Continuation", "Rule", "RuleFile", "PrefixFormat", "ProcessTag", "PackMeta", "NameCost",
+    "RuleKind", "Continuation", "GpuCeiling", "Rule", "RuleFile", "PrefixFormat", "ProcessTag", "PackMeta", "NameCost",
     "FasterMethod", "ArchCheck", "CommonWrapper", "WrapperFile",
     "WalkInfer", "PlatformHint", "OpaqueLine", "NoiseLine", "Uncovered",
     "PackFile", "GateKind", "GateTerm", "LadderKernel", "Registry", "LadderFile", "CodeInfo",

@@ -56,6 +56,25 @@ class Continuation(_Strict):
 
 
 @strict
+class GpuCeiling(_Strict):
+    """What a line's statement about the GPU implies about its compute capability: a ceiling
+    (``below``, digits: 89 = sm89) that ``scan --gpu`` is checked against (GPU_CONTRADICTS_LOG,
+    ``analysis/statements.py``). Only where the engine's source prints the sentence on a GPU
+    below that capability alone: ``quantization`` (a regex the run's stated quantization method
+    must match; when set and unstated, nothing is claimed) keeps out checkpoints that reach the
+    same code by design (a W8A16 FP8 checkpoint logs "no native FP8" on an H100); None where the
+    source tests the capability itself (Marlin's "bf16 on GPUs before SM90": ``major < 9``), and ``unless`` names run
+    facts (``config.extra`` keys or ``--flags`` of the server arguments) whose presence forces the
+    path on a capable GPU (a test switch, disabled kernels, a forced MoE backend). ``source``: the
+    engine's file, function and releases that state the condition."""
+
+    below: int = spec(ge=30, le=200)
+    quantization: Optional[str] = None
+    source: str = spec(min_length=10)
+    unless: list[str] = _field(default_factory=list)
+
+
+@strict
 class Rule(_Strict):
     """One recogniser: a regex over the message of a record and what a match means.
 
@@ -84,6 +103,8 @@ class Rule(_Strict):
     #: line of the open run, so it opens its own: its config never lands on another engine's run)
     names_engine: bool = False
     continuation: Optional[Continuation] = None
+    #: the line states the GPU lacks a capability (``GpuCeiling``): checked against ``scan --gpu``
+    implies_gpu: Optional[GpuCeiling] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
     #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).
     #: A shape's ``family`` gives a selection only for a name a ladder or the kernel lexicon
@@ -127,6 +148,14 @@ class Rule(_Strict):
     #: serving loop's ``engine_core.run_busy_loop()``); every other rule skips such lines, which
     #: are no log statements (``sources/quoted.py``, docs/traceback-frames.md)
     source_line: bool = False
+    #: with ``source_line``: the rule reads ONLY a quoted source line, never a log statement (an op
+    #: call ``torch.ops._C.cutlass_scaled_mm(...)`` is code the frame ran; the same words in a
+    #: logged sentence are none: ``common-rules/97-quoted-op-calls.toml``)
+    quoted_only: bool = False
+    #: the line is a C++ runtime's abort banner (libstdc++'s "terminate called after throwing an
+    #: instance of '...'"), no line of a Python traceback: a failed start it heads has its cause in
+    #: the ``what():`` line after it, cut when the log ends there (``analysis/failhead.py``)
+    cxx_abort: bool = False
     #: identity rules only: a regex for the part of the rule's text that is the engine's LIBRARY's
     #: own (ggml's functions, backend tags and source files), which other programs embed too
     #: (whisper.cpp, stable-diffusion.cpp): a line the rule matches only through such text names
@@ -144,6 +173,12 @@ class Rule(_Strict):
             raise ValueError(f"rule {self.id}: library / disowns are for identity rules only")
         if self.library and self.disowns:
             raise ValueError(f"rule {self.id}: a rule is the library's or another program's, not both")
+        return self
+
+    @after_check
+    def _quoted_shape(self) -> "Rule":
+        if self.quoted_only and not self.source_line:
+            raise ValueError(f"rule {self.id}: quoted_only needs source_line = true")
         return self
 
     @after_check

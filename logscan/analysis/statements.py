@@ -1,0 +1,61 @@
+"""A line's statement about the GPU checked against ``scan --gpu`` (GPU_CONTRADICTS_LOG).
+
+A rule's ``implies_gpu`` (``packs.model_rules.GpuCeiling``) says what the sentence it reads
+implies about the compute capability: vLLM's ``marlin_utils_fp8.py`` "Your GPU does not have
+native support for FP8 computation" under ``quantization=fp8`` is a GPU below sm89. A ``--gpu``
+at or above that ceiling is contradicted by the log, as a logged kernel whose rung needs a newer
+GPU is (``run_checks.contradicted``): the log is the evidence, so what was inferred from ``--gpu``
+rests on the wrong machine.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import regex
+
+if TYPE_CHECKING:
+    from .analyzer import Analyzer
+    from .runstate import RunState
+
+
+def _forced_by(ceiling, machine, run: "RunState") -> list[str]:
+    """The ``unless`` facts the run states (``config.extra`` keys, or the server arguments'
+    ``--flags`` gathered in ``machine.env``): each forces the path on a capable GPU."""
+    return [u for u in ceiling.unless
+            if run.config.extra.get(u) not in (None, "", "None") or machine.env.get(u) not in (None, "", "None")]
+
+
+def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origin) -> None:
+    """GPU_CONTRADICTS_LOG for each rule with ``implies_gpu`` whose line the run holds, when
+    ``--gpu`` (``origin == "given"``, ``machine`` from ``fallback.run_machine``) is a CUDA GPU at or
+    above the statement's ceiling, the run states a quantization method the ceiling names (when it
+    names one), and no ``unless`` fact is stated. One finding per rule (its first line). Nothing is claimed when the
+    quantization is not stated: a weight-only checkpoint reaches the same sentence on any GPU."""
+    if origin != "given" or machine is None or machine.cc is None or machine.platform != "CUDA":
+        return
+    quant = (run.config.quantization or "").strip().lower()
+    seen: set[str] = set()
+    for ev in run.events:
+        entry = ctx.rules.get(ev.rule)
+        rule = entry[0].rule if entry is not None else None
+        ceiling = getattr(rule, "implies_gpu", None)
+        if ceiling is None or ev.rule in seen or machine.cc < ceiling.below:
+            continue
+        if ceiling.quantization is not None and (not quant or not regex.fullmatch(ceiling.quantization, quant)):
+            continue
+        if _forced_by(ceiling, machine, run):
+            continue
+        seen.add(ev.rule)
+        add_finding("GPU_CONTRADICTS_LOG", ev, ev.rule, kernel=rule.kernel, inferred=True, basis="engine_message",
+                    family=rule.family,
+                    reasons=[f"line {ev.line} says the GPU lacks a capability: "
+                             + (f"under quantization={run.config.quantization} " if ceiling.quantization else "")
+                             + f"the engine prints it only on a GPU below "
+                             f"sm{ceiling.below} ({ceiling.source}); {machine.gpu} (sm{machine.cc}, from --gpu) "
+                             f"is not below it",
+                             "the log is the evidence: --gpu is probably not the GPU this log came from, and what "
+                             "was inferred from --gpu for this run rests on a machine the log contradicts"
+                             + (f"; the log states none of {', '.join(ceiling.unless)}, which force this path on "
+                                "a newer GPU" if ceiling.unless else "")],
+                    title=f"--gpu {machine.gpu} (sm{machine.cc}) contradicts the log: it states a GPU below "
+                          f"sm{ceiling.below}")

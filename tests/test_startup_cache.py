@@ -65,7 +65,6 @@ def test_broken_regex_is_reported_after_a_clean_cached_load(cache, tmp_path):
 
 def _lines(data: bytes, read_ahead: int, monkeypatch, chunk: int = 4096):
     monkeypatch.setattr(reader_mod, "READ_AHEAD", read_ahead)
-    monkeypatch.setattr(reader_mod, "spare_cpu", lambda: True)
     st = InputStats(source="t")
     pf = make_prefilter(default_packs())
     r = reader_mod.LineReader(io.BufferedReader(io.BytesIO(data)), st, prefilter=pf, chunk_size=chunk)
@@ -86,7 +85,6 @@ def test_closing_the_reader_early_stops_the_read_ahead_thread(monkeypatch):
 
     data = b"Using MarlinLinearKernel for CompressedTensorsWNA16\n" * 50000
     monkeypatch.setattr(reader_mod, "READ_AHEAD", 2)
-    monkeypatch.setattr(reader_mod, "spare_cpu", lambda: True)
     st = InputStats(source="t")
     r = iter(reader_mod.LineReader(io.BufferedReader(io.BytesIO(data)), st,
                                    prefilter=make_prefilter(default_packs()), chunk_size=4096))

@@ -30,25 +30,6 @@ CHUNK = 1 << 20
 READ_AHEAD = 2
 #: Threads searching chunks with the prefilter in parallel (Hyperscan releases the GIL).
 SEARCH_WORKERS = 2
-#: Idle CPUs (usable CPUs minus the 1-minute load average) needed before reading ahead in threads.
-IDLE_CPUS_FOR_THREADS = 1.0
-
-
-def spare_cpu() -> bool:
-    """Whether a CPU is idle for the read-ahead and search threads: the CPUs this process may
-    run on (``os.sched_getaffinity``) minus the 1-minute load average is at least
-    ``IDLE_CPUS_FOR_THREADS``. False when either is unknown.
-
-    The threads cost CPU: on the 2-core bench machine (issue 18, 100 MB of the bench log, reader
-    and prefilter alone, min of 9 interleaved runs at load 2.7) the threaded read took 0.274 CPU s
-    and 0.235 s wall, one thread 0.208 CPU s and 0.216 s wall: GIL hand-offs and two threads
-    sharing the cores. They only shorten the wall time when another core would sit idle."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    return cpus - load >= IDLE_CPUS_FOR_THREADS
 
 
 
@@ -266,7 +247,7 @@ class LineReader:
 
     def __iter__(self) -> Iterator[tuple[int, str, bool]]:
         st = self.stats
-        ahead = self.prefilter is not None and READ_AHEAD > 0 and not self._one_chunk() and spare_cpu()
+        ahead = self.prefilter is not None and READ_AHEAD > 0 and not self._one_chunk()
         items = self._prefetched() if ahead else self._items()
         for item in items:
             interrupt.check()

@@ -143,6 +143,18 @@ def startup(repeat: int) -> str:
             f"{statistics.median(r[0] for r in runs):.3f} s, median CPU {statistics.median(r[3] for r in runs):.3f} s")
 
 
+def compile_bytecode(tree: Path) -> bool:
+    """Write the ``__pycache__`` of ``tree``'s ``logscan`` package, so that no timed run compiles it.
+
+    Sessions that set ``PYTHONDONTWRITEBYTECODE=1`` in a fresh checkout (or a ``git archive`` peer)
+    otherwise compile every module in every run: ~0.18 s CPU (cProfile, ``builtins.compile``),
+    a fifth of a 300 MB scan (issue 18, ninth round). False when it could not be written."""
+    import compileall
+
+    pkg = tree / "logscan"
+    return not pkg.is_dir() or bool(compileall.compile_dir(str(pkg), quiet=2))
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="100,300,1000", help="input sizes in MB (10^6 bytes), comma-separated")
@@ -157,13 +169,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
     PEER["tree"] = args.peer.resolve() if args.peer else None
+    cached = [compile_bytecode(t) for t in (ROOT, PEER["tree"]) if t is not None]
     workdir = Path(args.dir)
     kws = pack_keywords()
     keyword_file = workdir / f"logscan-compare-keywords-{os.getpid()}.txt"
     keyword_file.write_text("\n".join(kws) + "\n", encoding="utf-8")
     try:
         print(f"keywords: {len(kws)} from the packs; rg: {shutil.which('rg') or 'not found (rows left out)'}; "
-              f"cores: {os.cpu_count()}; load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+              f"cores: {os.cpu_count()}; load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+              f"bytecode: {'cached' if all(cached) else 'NOT cached (each run compiles its modules, ~0.18 s CPU)'}")
         rss_note = "" if GNU_TIME else " (upper bound: no GNU time)"
         print(f"{'size MB':>7} {'tool':<28} {'wall s':>8} {'MB/s':>8} {'CPU s':>7} {'RSS MiB':>9}{rss_note}")
         for size in [int(s) for s in args.sizes.split(",") if s.strip()]:

@@ -296,6 +296,45 @@ def test_no_pack_keyword_hits_runtime_lines(packs):
                        f"goes through decode and regex, scans slow down: {rates}")
 
 
+#: Most runtime lines all keywords together may hit (0.2 %): each keyword under
+#: ``MAX_RUNTIME_HIT_RATE`` can still add up. Main at 84c6812 was at 0.24 %: caseless " for wa" and
+#: " for da" (a case-sensitive pattern's " for WA"/" for DA") hit prompts ("for water", "for data").
+MAX_RUNTIME_UNION_RATE = 0.002
+
+
+def _runtime_hit_lines(keywords, lines: list[str]) -> set[int]:
+    """Indices of ``lines`` holding one of ``keywords`` ((keyword, rule id, case-sensitive) triples),
+    each keyword found by ``str.find`` over the joined text (one C pass each, not one per line)."""
+    import bisect
+
+    text = "\n".join(lines)
+    low = text.lower()
+    starts = list(itertools.accumulate((len(ln) + 1 for ln in lines[:-1]), initial=0))
+    hit: set[int] = set()
+    for k, _rid, cs in keywords:
+        hay, needle = (text, k) if cs else (low, k.lower())
+        i = hay.find(needle)
+        while i >= 0:
+            hit.add(bisect.bisect_right(starts, i) - 1)
+            i = hay.find(needle, i + 1)
+    return hit
+
+
+def test_pack_keywords_together_hit_few_runtime_lines(packs):
+    lines = list(itertools.islice(BENCH.runtime_lines(seed=1), 20000))
+    hit = _runtime_hit_lines(_keywords(packs, with_case=True), lines)
+    assert len(hit) <= MAX_RUNTIME_UNION_RATE * len(lines), (
+        f"{len(hit)} of {len(lines)} request / metrics / HTTP lines hold a keyword; each goes through "
+        f"decode, prefix parsing and the matcher: {[lines[i][:160] for i in sorted(hit)[:5]]}")
+
+
+def test_the_union_guard_finds_prompt_hits_and_honours_case():
+    lines = ["INFO 08-03 [logger.py:39] Received request: prompt: 'Explain soap for water and for data'", "GET /health"]
+    assert _runtime_hit_lines([(" for WA", "r", False)], lines) == {0}
+    assert _runtime_hit_lines([(" for WA", "r", True)], lines) == set()
+    assert _runtime_hit_lines([("health", "r", False), ("data", "r", True)], lines) == {0, 1}
+
+
 def test_the_short_keyword_guard_tells_tokens_from_words():
     assert _too_short("need") and _too_short("Moe back") is False and _too_short("fall")
     assert not _too_short("SM9") and not _too_short("sm_") and not _too_short("MoE") and not _too_short("█")

@@ -334,7 +334,8 @@ class Analyzer:
         if prefix_engine:
             title = self.packs.packs[prefix_engine].meta.pack.title or prefix_engine
             return f"line {ev.line} carries the {title} line prefix"
-        if r.starts_run:
+        if r.starts_run or r.names_engine or not context_engine:
+            # a start marker or an engine's launch command names it by itself
             return f"line {ev.line}: {r.description or r.id}"
         return f"line {ev.line} follows a line with the {context_engine} line prefix"
 

@@ -139,7 +139,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
         sel_family: Optional[str] = None  # the family of the selection this line names, if any
         cost: Optional[CostClass] = None
         placed_family = None  # an event's named target a ladder holds: the registry's family
-        if not r.family and not r.finding and not r.sets:  # an event, not a selection or a run fact
+        if not r.family and not r.finding and not r.sets and not r.frame:  # an event, not a selection, run fact or frame
             tgt = event_target(ctx.packs.lexicon, ev)
             if tgt is not None:
                 tname = normalise(tgt[0]) or tgt[0]

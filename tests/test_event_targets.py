@@ -165,3 +165,19 @@ def test_auto_awq_moe_marlin_refusal_is_read_as_its_moe_twin():
              "AutoAWQMoEMarlin. Falling back to Moe WNA16 kernels."]
     sels, findings, _ = _at(_scan(lines), 2)
     assert [s.family for s in sels] == ["MoE (WNA16)"] and {f.code for f in findings} == {"UNTUNED_SHAPE"}
+
+
+@pytest.mark.parametrize("msg, named", [
+    # the verb's object, not the `to` the override replaced (vllm.grammar.override captures it)
+    ("VLLM_BATCH_INVARIANT overrides --linear-backend=MarlinLinearKernel; using the CUTLASS for deterministic execution.",
+     "CUTLASS"),
+    # a bare vendor word is a rung or alias of many registries (here the INT8 linear rung 'CUTLASS')
+    ("Flashinfer TRTLLM MOE backend is only supported on SM100 and later, using CUTLASS backend instead", "CUTLASS"),
+])
+def test_a_vendor_word_or_an_overridden_name_is_listed_not_placed(msg, named):
+    lines = ["INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.33.0",
+             f"WARNING 01-01 00:00:01 [x.py:1] {msg}"]
+    sels, findings, unread = _at(_scan(lines), 2)
+    assert not sels and not findings
+    [u] = unread
+    assert f"names kernel {named} " in u.why

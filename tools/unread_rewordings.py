@@ -22,6 +22,12 @@ fallback ('Using X ...' -> 'Falling back to X'), each read by a broad event rule
 
 Usage: ``python tools/unread_rewordings.py [-v]`` (``-v``: one line per case). Prints
 ``before`` and ``after`` counts; exit status 0.
+
+``--templates vllm,sglang,tgi,lmdeploy,mlc-llm`` (needs ``shared/reference/``) sorts the same way
+every reworded reference template of ``rewording_coverage.py --engines`` (the kept templates each
+rewording changes, ``rewording_engines.measure_engine``; ``TRIAL`` too), each line scanned alone
+after a start line of its engine: per engine, how many are placed, only an event (silent),
+not understood, or vanished. ``--patterns DIR``: another pattern folder (an older commit's).
 """
 from __future__ import annotations
 
@@ -92,10 +98,92 @@ def cases():
             yield path, n, "fold-100", lines[: n - 1] + [raw[:cut]] + lines[n:], {n}
 
 
+#: a line that opens a run of the engine and states nothing else (its release where it has one)
+START = {
+    "vllm": "INFO 11-29 10:00:00 [api_server.py:1] vLLM API server version 0.33.0",
+    "sglang": "[2026-11-29 10:00:00] server_args=ServerArgs(model_path='m')",
+    "tgi": "2024-06-17T13:11:09.543633Z  INFO text_generation_launcher: Args { model_id: \"m\" }",
+    "lmdeploy": "2024-09-03 17:49:32,706 - lmdeploy - INFO - async_engine.py:1 - input backend=pytorch",
+    "mlc-llm": "[2025-02-08 12:57:08] INFO auto_device.py:79: Found device: cuda:0",
+}
+
+
+_TARGET: list = []
+
+
+def names_target(message: str, groups: dict, lexicon: Path = ROOT / "patterns" / "lexicon.toml") -> bool:
+    """Whether an event's line names a kernel of ``[target]``'s vocabulary as its choice (its ``to``
+    capture or the object of a choice verb): read from the TOML, so the figure of an older
+    commit's code (which has no ``[target]``) is taken with this one's vocabulary."""
+    import regex
+    import tomllib
+
+    if not _TARGET:
+        t = tomllib.loads(lexicon.read_text())["target"]
+        vocab = "(?:" + t["vocabulary"] + ")"
+        _TARGET.extend([regex.compile(vocab), regex.compile(t["chosen"].replace("{vocabulary}", vocab)),
+                        regex.compile(t["excludes"]) if t.get("excludes") else None])
+    vocab, chosen, excludes = _TARGET
+    if len(message) > 1000 or (excludes is not None and excludes.search(message)):
+        return False
+    return bool((groups.get("to") and vocab.search(groups["to"])) or chosen.search(message))
+
+
+def sort_line(engine: str, text: str, patterns=None) -> str:
+    """``placed`` / ``event`` / ``unread`` / ``vanished`` of line ``text`` scanned after ``START``
+    (``event-kernel``: only an event holds it and it names a kernel as its choice: the silent pass)."""
+    rep = logscan.scan([START[engine] + "\n", text + "\n"], patterns=patterns)
+    at = {2}
+    if any(s.line in at for r in rep.runs for s in r.selections) or any(
+            f.line in at for r in rep.runs for f in r.findings) or any(
+            a.line in at for r in rep.runs for a in (r.attention or [])):
+        return "placed"
+    if any(u.line in at for r in rep.runs for u in r.unexplained):
+        return "unread"
+    evs = [e for e in rep.events if e.line in at and e.groups]
+    if any(names_target(e.message, e.groups) for e in evs):
+        return "event-kernel"
+    return "event" if evs else "vanished"
+
+
+SORTS = ("placed", "event", "event-kernel", "unread", "vanished")
+
+
+def main_templates(engines: str, patterns, verbose: bool) -> int:
+    """``--templates``: the reworded reference templates sorted per engine."""
+    re_ = tool("rewording_engines")
+    words = {**re_.ALL_REWORDINGS, **TRIAL}
+    total: dict = {}
+    for engine in engines.split(","):
+        rows = re_.templates(engine, re_.LOGGED)
+        message, line = re_._printer(engine, Path(re_.SHARED / "tools" / "template_coverage.py"))
+        msgs = [message(r) for r in rows]
+        kept = [(r, m) for r, m in zip(rows, msgs)
+                if sort_line(engine, line(r, m, 1), patterns) in ("placed", "event", "event-kernel")]
+        tally: dict = {}
+        for name, reword in words.items():
+            for r, m in kept:
+                new = reword(m)
+                if new == m:
+                    continue
+                got = sort_line(engine, line(r, new, 1), patterns)
+                tally[got] = tally.get(got, 0) + 1
+                total[got] = total.get(got, 0) + 1
+                if verbose and got in ("event-kernel", "vanished"):
+                    print(f"{engine} {name:13s} {got:8s} {new[:120]}")
+        print(f"{engine:9s} " + "  ".join(f"{k}={tally.get(k, 0)}" for k in SORTS))
+    print("all       " + "  ".join(f"{k}={total.get(k, 0)}" for k in SORTS))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--templates", default=None, help="engines whose reworded reference templates to sort")
+    ap.add_argument("--patterns", default=None, help="with --templates: a pattern folder instead of the shipped one")
     args = ap.parse_args(argv)
+    if args.templates:
+        return main_templates(args.templates, Path(args.patterns) if args.patterns else None, args.verbose)
     tally = {"before": {}, "after": {}}
     for path, n, name, lines, at in cases():
         before, after = outcome(lines, at)

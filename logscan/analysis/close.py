@@ -25,7 +25,7 @@ from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
 from .trust import judge, remedy_applies, unexplained, unread_lines
-from .targets import event_target, family_of, unplaced
+from .targets import event_target, family_of, placeable, unplaced
 from .failhead import describe, ladder_names
 from .frames import corroborate
 from .uncaught import seen_in_traceback
@@ -146,7 +146,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 # placed only where one registry holds the name itself: a bare 'Marlin' is a rung
                 # of several, and which one the line means it does not say
                 got = (idx.place(info.ladder_version, tname, None, run.platform, run.config.quantization, known, off)
-                       if idx and len(idx.holders(info.ladder_version, tname)) == 1 else None)
+                       if idx and len(idx.holders(info.ladder_version, tname)) == 1
+                       and placeable(tname) else None)
                 placed_family = family_of(got.registry) if got is not None else None
                 if placed_family is None:
                     pending.append((ev, tgt[0], tgt[1]))

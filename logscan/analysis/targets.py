@@ -6,10 +6,11 @@ reads a bare 'Using EmulationMxfp8LinearKernel'): it names no layer family, so n
 the captured part made the line "read". The run then named no kernel it chose, and a gate passed.
 Here such an event's target, by ``patterns/lexicon.toml`` ``[target]``:
 
-- a ``to`` capture holding a kernel-name token of the vocabulary, or the kernel a choice verb
-  names as its object in the message (group ``kernel`` of ``chosen``);
-- placed (``close.close_run``) when a registry of the run's release holds it (the ladders' names
-  and aliases): a selection whose family is the registry's kind and scheme;
+- the kernel a choice verb names as its object in the message (group ``kernel`` of ``chosen``),
+  else a ``to`` capture holding a kernel-name token of the vocabulary;
+- placed (``close.close_run``) when exactly one registry of the run's release holds it (the
+  ladders' names and aliases, ``LadderIndex.holders``) and the name says which rung it is
+  (``placeable``): a selection whose family is the registry's kind and scheme;
 - else listed as not understood (kind ``unread``, so the gate's ``KERNEL_LINE_UNREAD`` and
   ``NO_KERNEL_SEEN`` see it: ``unplaced``), unless a selection of the run names that kernel.
 """
@@ -60,14 +61,30 @@ def event_target(lexicon, ev: Event) -> Optional[tuple[str, str]]:
     try:
         if excludes is not None and excludes.search(msg, timeout=0.05):
             return None
+        m = chosen.search(msg, timeout=0.05)
+        if m is not None:
+            # the verb's own object first: a `to` may be what was overridden ('VLLM_BATCH_INVARIANT
+            # overrides --linear-backend=MarlinLinearKernel; using the CUTLASS ...')
+            return m.group("kernel"), m.group("verb")
         to = (ev.groups.get("to") or "").strip()
         t = vocab.search(to, timeout=0.05) if to else None
-        if t is not None:
-            return t.group(0), "'to'"
-        m = chosen.search(msg, timeout=0.05)
     except TimeoutError:
         return None  # no target read in the time a line may take: nothing claimed
-    return (m.group("kernel"), m.group("verb")) if m is not None else None
+    return (t.group(0), "'to'") if t is not None else None
+
+
+#: a name that says which rung it is: a class name (a lower-case letter, then a capital:
+#: ``MarlinLinearKernel``), a digit or an underscore (``SM90_FI_MXFP4_BF16``), or a space (a label)
+_SPECIFIC = regex.compile(r"[a-z][A-Z]|[\d_ ]")
+
+
+def placeable(name: str) -> bool:
+    """Whether ``name`` says which rung it is: a class name, an enum-style member or a spaced label
+    ('FlashInfer MXFP4 BF16', an if-chain's alias). A bare vendor word ('CUTLASS', 'Marlin',
+    'Triton') is a rung or alias of many registries, even a rung's own name in one: which one the
+    line means it does not say (vllm-325 'fell back to weight-only Marlin'; 'using CUTLASS backend
+    instead' of a MoE line would land on the INT8 linear registry's rung 'CUTLASS')."""
+    return bool(_SPECIFIC.search(name.strip()))
 
 
 def family_of(registry) -> Optional[str]:

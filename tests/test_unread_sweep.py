@@ -161,14 +161,18 @@ def test_reworded_kernel_lines_surface_instead_of_vanishing():
     from _common import tool
 
     ur = tool("unread_rewordings")
-    before = {"read": 0, "unread": 0, "vanished": 0}
+    before = {"placed": 0, "event": 0, "unread": 0, "vanished": 0}
     after = dict(before)
     for _path, _n, _name, lines, at in ur.cases():
         b, a = ur.outcome(lines, at)
         before[b] += 1
         after[a] += 1
-    assert before["vanished"] >= 5 and after["vanished"] == 0
-    assert after["read"] == before["read"]
+    assert before["vanished"] >= 5
+    # one left: vllm-304's 'Use X for MXFP8 GEMM:' ends with ':', a heading's shape the sweep leaves
+    assert after["vanished"] <= 1
+    # a line only an event holds is silent too (analysis/targets.py): none is left
+    assert after["event"] == 0
+    assert after["placed"] == before["placed"]
 
 
 def test_a_line_by_line_pipeline_yields_no_unread_event_as_scan_keeps_none():

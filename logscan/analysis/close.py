@@ -25,6 +25,7 @@ from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
 from .trust import judge, remedy_applies, unexplained, unread_lines
+from .targets import event_target, family_of, placeable, unplaced
 from .failhead import describe, ladder_names
 from .frames import corroborate
 from .uncaught import seen_in_traceback
@@ -119,6 +120,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     #: (line, rule) of events that gave something; (line, rule) -> why a stated finding was not trusted
     used: set[tuple[int, str]] = set()
     dropped: dict[tuple[int, str], str] = {}
+    pending: list = []  #: (event, kernel, how) of events naming a target no ladder placed (``targets``)
     release = info.version if info.version_source == "logged" else info.ladder_version
     # the facts a skipped rung is judged on (the GPU, CUDA runtime, build, env, server args the
     # run states): ``fell`` counts the rungs none of them refuses, and the fallback is judged on them
@@ -136,9 +138,24 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
             reasons.insert(0, g["reason"].strip())
         sel_family: Optional[str] = None  # the family of the selection this line names, if any
         cost: Optional[CostClass] = None
-        if r.family and kernel:
+        placed_family = None  # an event's named target a ladder holds: the registry's family
+        if not r.family and not r.finding and not r.sets and not r.frame:  # an event, not a selection, run fact or frame
+            tgt = event_target(ctx.packs.lexicon, ev)
+            if tgt is not None:
+                tname = normalise(tgt[0]) or tgt[0]
+                # placed only where one registry holds the name itself: a bare 'Marlin' is a rung
+                # of several, and which one the line means it does not say
+                got = (idx.place(info.ladder_version, tname, None, run.platform, run.config.quantization, known, off)
+                       if idx and len(idx.holders(info.ladder_version, tname)) == 1
+                       and placeable(tname) else None)
+                placed_family = family_of(got.registry) if got is not None else None
+                if placed_family is None:
+                    pending.append((ev, tgt[0], tgt[1]))
+                else:
+                    kernel = tgt[0]
+        if (r.family or placed_family) and kernel:
             used.add((ev.line, ev.rule))
-            family = fill(r.family, g)
+            family = fill(r.family, g) if r.family else placed_family
             hint = fill(r.registry, g) if r.registry else None
             kname = normalise(kernel) or kernel  # an enum member or a quoted name, as the ladders hold it
             placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known, off)
@@ -304,6 +321,16 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                engine=info, config=run.config, selections=selections, findings=fl,
                worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
-               unexplained=sorted(unexplained(run.events, ctx.rules, used, dropped, ctx.packs.lexicon)
-                                  + unread_lines(run.unread, run.events, selections) + ambiguous,
-                                  key=lambda u: u.line), serving_failure=crashed)
+               unexplained=_not_understood(run, ctx, used, dropped, selections, fl, pending, ambiguous),
+               serving_failure=crashed)
+
+
+def _not_understood(run: RunState, ctx: Analyzer, used, dropped, selections, findings, pending, ambiguous) -> list:
+    """The run's "not understood" entries in line order: events read without a statement
+    (``trust.unexplained``), an event's named target no ladder placed (``targets.unplaced``: it
+    takes the place of the event's own entry), sentences no rule read (``trust.unread_lines``)."""
+    held = {s.line for s in selections} | {f.line for f in findings}
+    targets = unplaced(pending, selections, held)
+    lines = {u.line for u in targets}
+    return sorted([u for u in unexplained(run.events, ctx.rules, used, dropped, ctx.packs.lexicon) if u.line not in lines]
+                  + targets + unread_lines(run.unread, run.events, selections) + ambiguous, key=lambda u: u.line)

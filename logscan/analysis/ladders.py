@@ -267,6 +267,25 @@ class LadderIndex:
                 return min(hits)[1]
         return None
 
+    def holders(self, release: Optional[str], name: str) -> list[str]:
+        """Names of the registries of ``release`` (attention ones left out) that hold ``name``
+        exactly: a rung, a registry alias or a kernel alias (not ``place``'s short-label guess,
+        'Cutlass' inside a class name); ``[]`` for a release with no shipped ladder."""
+        ladder = self.pack.ladders.get(release) if release else None
+        if ladder is None:
+            return []
+        n = norm(name)
+        out = []
+        for reg in ladder.registry:
+            if reg.kind == "attention" or not n:
+                continue
+            rungs = {r for rs in reg.platforms.values() for r in rs}
+            if (name in rungs or reg.aliases.get(name) in rungs or any(norm(r) == n for r in rungs)
+                    or any(norm(a) == n and m in rungs for a, m in reg.aliases.items())
+                    or any(norm(a) == n for r in rungs for a in (ladder.kernel[r].aliases if r in ladder.kernel else ()))):
+                out.append(reg.name)
+        return out
+
     def _locate(self, release: str, name: str, hint: Optional[str], platform: Optional[str],
                 quantization: Optional[str] = None) -> Optional[tuple[Registry, str, list[str], int]]:
         """``(registry, platform, rungs, index)`` of the list of ``release`` that ``place`` puts

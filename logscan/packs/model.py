@@ -13,7 +13,7 @@ lexicon), ``model_pack`` (``pack.toml``), ``model_ladders`` (ladders, schemes) a
 from .model_base import _Strict
 from .model_rules import (
     CodeInfo, Continuation, FindingsFile, GpuCeiling, KernelPackages, LexiconFailing, LexiconFile, LexiconKernel, LexiconName,
-    Rule, RuleFile, RuleKind,
+    LexiconTarget, Rule, RuleFile, RuleKind,
 )
 from .model_pack import (
     ArchCheck, CommonWrapper, FasterMethod, NameCost, NoiseLine, OpaqueLine, PackFile, PackMeta, PlatformHint,
@@ -31,5 +31,5 @@ __all__ = [
     "PackFile", "GateKind", "GateTerm", "LadderKernel", "Registry", "LadderFile", "CodeInfo",
     "FindingsFile", "SchemeEngine", "Scheme", "SchemeFile", "Predicate", "ChainStep", "Chain", "Outcome",
     "InferSpec", "Tell", "InferFile", "MatrixFile", "LexiconName", "KernelPackages", "LexiconFile",
-    "LexiconKernel", "LexiconFailing",
+    "LexiconKernel", "LexiconFailing", "LexiconTarget",
 ]

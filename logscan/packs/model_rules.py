@@ -351,6 +351,29 @@ class LexiconFailing(_Strict):
 
 
 @strict
+class LexiconTarget(_Strict):
+    """What an event line names as its chosen kernel (``patterns/lexicon.toml`` ``[target]``): a
+    line that a broad rule reads as an event (a fallback, a backend note) but that names, as the
+    kernel it chose or falls back to, a kernel of the engine's vocabulary must place it on a
+    ladder or say it was not understood, never pass in silence (``analysis/targets.py``).
+
+    ``vocabulary``: regex of one kernel-name token (Marlin, CUTLASS, ``EmulationMxfp8LinearKernel``);
+    ``chosen``: regex over the message, a choice verb (group ``verb``) and the kernel it names as
+    its object (group ``kernel``), ``{vocabulary}`` standing for the vocabulary; ``excludes``:
+    regex over a message that names no quantized kernel's target (attention, sampling); ``kinds``:
+    the event kinds it applies to."""
+
+    vocabulary: str
+    chosen: str
+    excludes: str = ""
+    kinds: list[str] = spec(min_length=1)
+    examples: list[str] = spec(min_length=1)  #: messages ``chosen`` reads
+    counter_examples: list[str] = _field(default_factory=list)  #: messages it must not read
+    to_examples: list[str] = _field(default_factory=list)  #: ``to`` captures the vocabulary holds
+    to_counter_examples: list[str] = _field(default_factory=list)  #: ``to`` captures it does not
+
+
+@strict
 class LexiconFile(_Strict):
     """``patterns/lexicon.toml``: engine-neutral kernel-name morphology and kernel packages."""
 
@@ -358,3 +381,4 @@ class LexiconFile(_Strict):
     packages: Optional[KernelPackages] = None
     kernel: list[LexiconKernel] = _field(default_factory=list)
     failing: Optional[LexiconFailing] = None
+    target: Optional[LexiconTarget] = None

@@ -23,7 +23,8 @@ from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .libhosts import library_only
 from .ladders import LadderIndex
-from .newstart import named_model, note, other_process, same_model, shared_names
+from .newstart import (named_model, note, note_start, once_per_start, other_process, repeated_start, same_model,
+                       shared_names)
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_facts
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -112,6 +113,7 @@ class Analyzer:
                 if len(run.events) < self.max_events_per_run:
                     run.events.append(ev)
                     note(run, ev, self._shared)
+                    note_start(run, ev, False)  # its process went on (a survived exception)
                     set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)  # a joined run's facts ('Starting to load model X')
             elif r.sets:
                 self._pending[ev.source] = (r, ev)  # for the run this source opens next
@@ -132,7 +134,7 @@ class Analyzer:
             run.engine = engine  # the run began on lines that named no engine: now one does
         if run is not None and (run.source != ev.source or run.engine != engine or
                                 (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))
-                                or self._other_process(run, r, ev)):
+                                or self._other_process(run, r, ev) or self._restarted(run, r, ev)):
             yield self._close(run)
             run = None
         if run is None:
@@ -165,6 +167,7 @@ class Analyzer:
         if len(run.events) < self.max_events_per_run:
             run.events.append(ev)
         note(run, ev, self._shared)
+        note_start(run, ev, once_per_start(r))
         set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
         if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
             joined = r.continuation.joined_by is not None
@@ -275,6 +278,15 @@ class Analyzer:
         if run.source != ev.source or ev.line < run.first_line or not self._has_substance(run, since_start=False):
             return False  # a multi-line event emitted late (its continuation held it) splits nothing
         return other_process(run, r.sets, ev, self._shared) is not None
+
+    @staticmethod
+    def _restarted(run: RunState, r, ev: Event) -> bool:
+        """The run's process failed and ``ev`` prints a line of its start again, in the same process
+        stream (``newstart.repeated_start``): the same command started again, even with the same pids
+        and clocks (a crash loop's log, a file catted in a loop)."""
+        if run.source != ev.source or ev.line < run.first_line:
+            return False  # a multi-line event emitted late (its continuation held it) splits nothing
+        return repeated_start(run, ev, once_per_start(r)) is not None
 
     @staticmethod
     def _ended(run: RunState) -> bool:

@@ -117,3 +117,23 @@ def test_an_untagged_unclocked_first_line_is_no_restart(tmp_path):
     raw = _text("vllm/vllm-020.log").replace("(EngineCore_DP0 pid=3300589) ", "")
     report = scan_inputs([str(_write(tmp_path, raw * 3))], fold=False)
     assert len(report.runs) == 1
+
+
+def test_the_summary_counts_failed_starts_with_their_folded_repeats(tmp_path):
+    """Text and JSON say how many starts failed, folded repeats counted; a loop of healthy starts
+    (vllm-005, TP=2 Marlin, no failure) has no failed_starts key and the plain folded clause."""
+    import json
+
+    from logscan.formats import json as json_format, text as text_format
+
+    loop = scan_inputs([str(_write(tmp_path, _text("vllm/vllm-020.log") * 300))])
+    text = text_format.render(loop)
+    assert "Summary: 1 run(s) (300 failed start(s), 299 folded), " in text
+    assert "; 300 start(s) FAILED (START_FAILED)" in text
+    summary = json.loads(json_format.render(loop))["summary"]
+    assert (summary["failed_starts"], summary["folded_runs"]) == (300, 299)
+    assert "serving_failures" not in summary
+    healthy = scan_inputs([str(_write(tmp_path, _text("vllm/vllm-005.log") * 4, "healthy.log"))])
+    assert healthy.summary.folded_runs
+    assert f"(and {healthy.summary.folded_runs} folded into them), " in text_format.render(healthy)
+    assert "failed_starts" not in json.loads(json_format.render(healthy))["summary"]

@@ -137,3 +137,52 @@ def test_the_summary_counts_failed_starts_with_their_folded_repeats(tmp_path):
     assert healthy.summary.folded_runs
     assert f"(and {healthy.summary.folded_runs} folded into them), " in text_format.render(healthy)
     assert "failed_starts" not in json.loads(json_format.render(healthy))["summary"]
+
+
+def test_gate_checks_of_a_folded_run_name_its_repeats(tmp_path):
+    """A gate verdict over a folded run says the failure repeated: 'run 1 (and 299 folded repeat(s),
+    lines 12-3,300)' in the message of every check of that run (text, JUnit, SARIF, Markdown and
+    annotations all print it), ``folded`` in the JSON, and the closing stderr line counts them."""
+    import json
+
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+    from logscan.formats import github, junit, markdown, sarif
+
+    p = _write(tmp_path, _text("vllm/vllm-020.log") * 300)
+    on = scan_inputs([str(p)])
+    g = gate(on)
+    words = "and 299 folded repeat(s), lines 12-3,300"
+    sf = next(c for c in g.checks if c.code == "START_FAILED")
+    assert sf.message.startswith(f"run 1 ({words}): the engine did not start: ")
+    assert sf.folded is not None and sf.folded.runs == 299
+    knf = next(c for c in g.checks if c.code == "KERNEL_NOT_FOUND")
+    assert knf.message.endswith(f"; in run 1 ({words})")
+    for fmt in (junit, sarif, markdown, github):
+        assert words in fmt.render(on, g), fmt.__name__
+    off = gate(scan_inputs([str(p)], fold=False))
+    assert not any("folded repeat" in c.message or c.folded for c in off.checks)
+    assert off.verdict == g.verdict == "fail"
+    res = CliRunner().invoke(cli, ["gate", "--format", "json", str(p)], catch_exceptions=False)
+    doc = json.loads(res.stdout)
+    assert {c["code"]: c.get("folded", {}).get("runs") for c in doc["gate"]["checks"]} == {
+        "KERNEL_NOT_FOUND": 299, "START_FAILED": 299}
+    assert "their run(s) repeated 299 more time(s), folded" in res.stderr
+    # a run with no repeats keeps its message as it was
+    single = gate(scan_inputs([str(FIX / "vllm" / "vllm-020.log")]))
+    assert next(c for c in single.checks if c.code == "START_FAILED").message.startswith(
+        "run 1: the engine did not start: ")
+
+
+def test_a_no_kernel_check_keeps_its_lines_beside_the_repeats(tmp_path):
+    """'run 1 (lines 1-11) names no quantized kernel selection' of a folded run: both spans said."""
+    from logscan.gate.repeats import note_folded
+    from logscan.gate.result import Check, Verdict
+
+    on = scan_inputs([str(_write(tmp_path, _text("vllm/vllm-020.log") * 3))])
+    c = Check(kind="no_kernel", code="NO_KERNEL_SEEN", name="NO_KERNEL_SEEN run 1",
+              message="run 1 (lines 1-11) names no quantized kernel selection", verdict=Verdict.fail,
+              decided_by="", source=on.runs[0].source, run=1)
+    note_folded([c], on)
+    assert c.message == "run 1 (lines 1-11; and 2 folded repeat(s), lines 12-33) names no quantized kernel selection"

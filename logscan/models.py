@@ -139,8 +139,13 @@ class Summary(PlainModel):
     #: recognised lines not listed in ``events[]``: those of folded runs and those past
     #: ``pipeline.MAX_REPORT_EVENTS``; left out of the JSON when every one is listed
     events_left_out: Optional[int] = None
+    #: engine starts that failed (``Run.start_failure``, START_FAILED), each folded repeat counted
+    #: (a run with ``folded.runs`` K that failed is K + 1); left out of the JSON when none failed
+    failed_starts: Optional[int] = None
+    #: starts that came up, then failed (``Run.serving_failure``), counted the same way; left out when none
+    serving_failures: Optional[int] = None
 
-    _omit_none = ("folded_runs", "events_left_out")
+    _omit_none = ("folded_runs", "events_left_out", "failed_starts", "serving_failures")
 
 
 @plain
@@ -156,8 +161,12 @@ class Report(PlainModel):
     def summarise(self) -> "Report":
         """Fill ``summary`` from the runs (call once the runs are final); returns self."""
         folded = sum(r.folded.runs for r in self.runs if r.folded is not None)
+        starts = [1 + (r.folded.runs if r.folded is not None else 0) for r in self.runs]
+        failed = sum(n for r, n in zip(self.runs, starts) if r.start_failure is not None)
+        serving = sum(n for r, n in zip(self.runs, starts) if r.serving_failure is not None)
         self.summary = Summary(runs=len(self.runs), selections=sum(len(r.selections) for r in self.runs),
                                findings=sum(len(r.findings) for r in self.runs),
                                unexplained=sum(len(r.unexplained) for r in self.runs),
-                               folded_runs=folded or None, events_left_out=self.summary.events_left_out)
+                               folded_runs=folded or None, events_left_out=self.summary.events_left_out,
+                               failed_starts=failed or None, serving_failures=serving or None)
         return self

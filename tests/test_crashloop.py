@@ -78,9 +78,13 @@ def test_fold_keeps_counts_lines_selections_and_verdict(tmp_path, engine):
     # said in the text report and the JSON, never silently
     text = text_format.render(on)
     assert f"{f.runs:,} more run(s) like this one, lines {f.first_line:,}-{f.last_line:,}" in text
-    assert f"(and {on.summary.folded_runs:,} folded into them)" in text
+    failed = len(_failures(off)) - _failures(off).count(None)
+    assert failed == 8 and on.summary.failed_starts == off.summary.failed_starts == failed
+    assert f"({failed:,} failed start(s), {on.summary.folded_runs:,} folded)" in text
+    assert f"{failed} start(s) FAILED (START_FAILED)" in text
     doc = json.loads(json_format.render(on))
     assert doc["summary"]["folded_runs"] == f.runs
+    assert doc["summary"]["failed_starts"] == failed
     assert [r.get("folded") for r in doc["runs"] if r.get("folded")][0]["runs"] == f.runs
     assert "folded" not in json.loads(json_format.render(off))["runs"][0]
 

@@ -51,8 +51,9 @@ def _expected(tmp: Path, lines: list[str]) -> collections.Counter:
         for line in lines:
             for r in cri_records(line, 120):
                 fh.write(f"2026-11-29T00:00:00.000000Z stdout {r}\n")
-    # follow reports every run as it closes; scan folds a run that repeats an earlier one (fold.py),
-    # so the per-run comparison is with scan's unfolded runs
+    # the per-run comparison is with scan's unfolded runs, and the followers run with folding off
+    # (LOGSCAN_FOLD=0): this test is about every record once across rotations and restarts; follow's
+    # folding of repeated runs is tests/test_follow_repeats.py's
     report = scan_inputs([str(whole)], fold=False)
     keys: collections.Counter = collections.Counter()
     for run in report.runs:
@@ -91,7 +92,7 @@ class _Follow:
             [sys.executable, "-m", "logscan.cli", "follow", pattern, "--state-file", str(state),
              "--mode", "daemonset", "--metrics-addr", "127.0.0.1:0", "--poll-interval", "0.05", "--idle-flush", "0.2"],
             stdout=self.out.open("w"), stderr=self.err.open("w"), cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)})
+            env={**os.environ, "PYTHONPATH": str(ROOT), "LOGSCAN_FOLD": "0"})
         self.port = None
         deadline = time.monotonic() + 20
         while self.port is None and time.monotonic() < deadline and self.proc.poll() is None:

@@ -23,7 +23,8 @@ from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .libhosts import library_only
 from .ladders import LadderIndex
-from .newstart import named_model, note, other_process, same_model, shared_names
+from .newstart import (named_model, note, note_start, once_per_start, other_process, repeated_start, same_model,
+                       shared_names)
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_facts
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -139,6 +140,7 @@ class Analyzer:
                 if len(run.events) < self.max_events_per_run:
                     run.events.append(ev)
                     note(run, ev, self._shared)
+                    note_start(run, ev, False)  # its process went on (a survived exception)
                     set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)  # a joined run's facts ('Starting to load model X')
             elif r.sets:
                 self._pending[ev.source] = (r, ev)  # for the run this source opens next
@@ -187,6 +189,7 @@ class Analyzer:
         if len(run.events) < self.max_events_per_run:
             run.events.append(ev)
         note(run, ev, self._shared)
+        note_start(run, ev, once_per_start(r))
         set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
         if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
             joined = r.continuation.joined_by is not None
@@ -245,7 +248,7 @@ class Analyzer:
             takes, run_engine = True, engine
         closes = (not here or run_engine != engine
                   or (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))
-                  or self._other_process(run, r, ev))
+                  or self._other_process(run, r, ev) or self._restarted(run, r, ev))
         return engine, sure, chatter_of, takes, bool(closes)
 
     def splits(self, ev: Event, prefix_engine: Optional[str] = None, context_engine: Optional[str] = None,
@@ -373,6 +376,15 @@ class Analyzer:
         if run.source != ev.source or ev.line < run.first_line or not self._has_substance(run, since_start=False):
             return False  # a multi-line event emitted late (its continuation held it) splits nothing
         return other_process(run, r.sets, ev, self._shared) is not None
+
+    @staticmethod
+    def _restarted(run: RunState, r, ev: Event) -> bool:
+        """The run's process failed and ``ev`` prints a line of its start again, in the same process
+        stream (``newstart.repeated_start``): the same command started again, even with the same pids
+        and clocks (a crash loop's log, a file catted in a loop)."""
+        if run.source != ev.source or ev.line < run.first_line:
+            return False  # a multi-line event emitted late (its continuation held it) splits nothing
+        return repeated_start(run, ev, once_per_start(r)) is not None
 
     @staticmethod
     def _ended(run: RunState) -> bool:

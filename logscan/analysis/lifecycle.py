@@ -61,10 +61,16 @@ def last_progress(run: RunState) -> dict[tuple[Optional[str], Optional[str]], in
     """
     last: dict[tuple[Optional[str], Optional[str]], int] = {}
     for e in run.events:
-        if e.kind not in _NOT_PROGRESS and e.level and e.level.lower() not in _BAD_LEVELS:
+        if is_progress(e):
             key = (e.process, e.rank)
             last[key] = max(last.get(key, 0), e.line)
     return last
+
+
+def is_progress(e: Event) -> bool:
+    """Whether event ``e`` is its process going on with its start: logged at a level below error, and
+    neither a traceback line nor a failure nor a ready line (``last_progress``)."""
+    return e.kind not in _NOT_PROGRESS and bool(e.level) and e.level.lower() not in _BAD_LEVELS
 
 
 def in_serving_loop(run: RunState, line: int) -> bool:

@@ -19,6 +19,15 @@ module finds the two other signs that a process which is not the open run's now 
   a V1 EngineCore's config line after the API server's args line names the same model (one run).
 
 Either one closes the open run only once it holds more than start lines (``Analyzer.feed``).
+
+A third sign needs no new pid nor clock: **the start sequence again after a failure**. A process
+that failed its start logs nothing more of that start, so a line of the run's own start sequence
+(a start marker, or a line a process prints once as it starts: a rule with ``once_per_start``,
+vLLM's 'Automatically detected platform cuda.'; or the run's first recognised line when it carries a
+pid or a clock, after a raised exception) printed again in the same process stream with the same text, after a
+line saying the process failed (``uncaught.raised``), is the next start's: a crash loop that
+restarts the same command (``for i in $(seq 300); do cat vllm-020.log; done`` repeats even pids
+and clocks). ``repeated_start``; docs/run-splitting.md rule 5.
 """
 from __future__ import annotations
 
@@ -28,6 +37,8 @@ import regex
 
 from ..models import Event
 from .runstate import MODEL_FACTS, RunState, fill, set_fact
+from .lifecycle import is_progress
+from .uncaught import raised
 
 if TYPE_CHECKING:
     from ..packs.loader import PackSet
@@ -165,3 +176,65 @@ def note(run: RunState, ev: Event, shared=_DEFAULT) -> None:
     who = role(ev, shared)
     if who is not None and who not in run.pids and len(run.pids) < 64:
         run.pids[who] = ev.pid  # type: ignore[assignment]
+
+
+def once_per_start(rule) -> bool:
+    """Whether a process prints the rule's line once per start: a start marker (``starts_run``) or a
+    rule marked ``once_per_start`` in its pack (platform detection, a version line)."""
+    return rule.starts_run or rule.once_per_start
+
+
+#: at most this many start lines remembered per run
+_MAX_SIGS = 256
+
+
+def signature(ev: Event) -> tuple:
+    """What makes two lines one line printed again: rule, process stream (``stream``), level and
+    text (the clock left out: a restart prints the same line later)."""
+    return ev.rule, stream(ev), (ev.level or "").lower(), ev.message
+
+
+def note_start(run: RunState, ev: Event, once: bool) -> None:
+    """Remember, until the run's first failure line (a ``start_failure`` line or a raised exception,
+    ``uncaught.raised``: ``failed_line``, ``raised_line``), the signatures of its start lines
+    (``once``: ``once_per_start(rule)`` of the event's rule) and of its first recognised line when that
+    line has a pid or a clock (an untagged raw line may be another rank's copy or a traceback printed
+    twice). Call after the event joined ``run``."""
+    if ev.line < run.first_line:
+        return
+    exc = raised(ev)
+    if exc and run.raised_line is None:
+        run.raised_line = ev.line
+    elif run.raised_line is not None and len(run.went_on) < 64 and is_progress(ev):
+        run.went_on.add(stream(ev))
+    if run.failed_line is not None:
+        return
+    if exc or ev.kind == "start_failure":
+        run.failed_line = ev.line
+        return
+    first = not run.start_sigs and run.first_sig is None and len(run.events) <= 1
+    if first and (ev.pid is not None or ev.timestamp):
+        run.first_sig = signature(ev)
+        run.start_sigs.setdefault(run.first_sig, ev.line)
+    elif once and len(run.start_sigs) < _MAX_SIGS:
+        run.start_sigs.setdefault(signature(ev), ev.line)
+
+
+def repeated_start(run: RunState, ev: Event, once: bool) -> Optional[str]:
+    """Why ``ev`` begins another start of the same command (prose), or None. After the run's failure
+    line, it repeats in the same process stream with the same text (``note_start``) a start line of
+    the run (``once``: its rule is ``once_per_start(rule)``), or, after a raised exception (the
+    process died: an engine's own failed-step line need not end it, trtllm-build logs 'Engine
+    building failed' and builds the next rank, trtllm-137) that its process did not survive (no line
+    of its stream went on with the start since, ``lifecycle.is_progress``), the run's first line."""
+    if run.failed_line is None or ev.line <= run.failed_line or not run.start_sigs:
+        return None
+    sig = signature(ev)
+    if not once and not (sig == run.first_sig and run.raised_line is not None and ev.line > run.raised_line
+                         and stream(ev) not in run.went_on):
+        return None
+    seen = run.start_sigs.get(sig)
+    if seen is None:
+        return None
+    return (f"line {ev.line} prints line {seen} of the run's start again, after its failure at "
+            f"line {run.failed_line}")

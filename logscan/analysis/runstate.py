@@ -113,6 +113,19 @@ class RunState:
     #: per process stream (``newstart.stream``: process tag, rank, pid; '' for untagged lines) the
     #: latest prefix clock of its lines, ``newstart.clock``: (has a year, seconds)
     clocks: dict[str, tuple[bool, int]] = field(default_factory=dict)
+    #: line of the run's first line saying its process failed (a ``start_failure`` line or a raised
+    #: exception's, ``uncaught.raised``): a start line the run already had, heard again after it, is
+    #: a restart's (``newstart.repeated_start``); ``raised_line``: the first raised exception's line
+    failed_line: Optional[int] = None
+    raised_line: Optional[int] = None
+    #: what the run's start lines (``newstart.START_KINDS``, start markers) and its first line
+    #: printed before ``failed_line`` (``newstart.signature`` -> line; at most 256)
+    start_sigs: dict[tuple, int] = field(default_factory=dict)
+    #: ``newstart.signature`` of the run's first recognised line, when that line carries a pid or a clock
+    first_sig: Optional[tuple] = None
+    #: process streams (``newstart.stream``) that went on with their start after ``raised_line``
+    #: (``lifecycle.is_progress``): they survived the exception (at most 64)
+    went_on: set[str] = field(default_factory=set)
 
 
 #: what ends a logged version token: U+FFFD (bytes that were not UTF-8), a control character

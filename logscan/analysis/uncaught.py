@@ -97,6 +97,16 @@ def uncaught_start_failure(run: RunState, fatal: Optional[regex.Pattern] = None)
     return sf
 
 
+def raised(e) -> bool:
+    """Whether event ``e``'s line is a raised exception's (``SomeError: msg``: the last line of a
+    traceback, or a finding rule's such line, vLLM's ``ValueError: Failed to find a kernel ...``) at
+    an error level or with no level (a WARNING-level traceback was logged and went on): its Python
+    process died, unless it caught the exception. Read line by line (``newstart.note_start``); the
+    run's failure itself is ``uncaught_start_failure``'s."""
+    return (e.kind not in _NOT_EXCEPTION and (not e.level or e.level.lower() in _ERROR_LEVELS)
+            and _EXCEPTION.match(e.message) is not None)
+
+
 def _is_fatal(e, fatal: regex.Pattern) -> bool:
     """Whether event ``e`` is a line of the pack's fatal shape that ended the process: not a
     ready / progress / identity line, at an error level or with no level (a WARNING-level

@@ -173,7 +173,10 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     failed = [c for c in result.checks if c.verdict == Verdict.fail]
     if failed:
         codes = sorted({c.code or c.kind for c in failed})
-        click.echo(f"logscan: gate FAILED: {len(failed)} check(s) failed ({', '.join(codes)})", err=True)
+        # a failing check of a run with folded repeats (a crash loop) failed that many more times
+        runs = {(c.source, c.run): c.folded.runs for c in failed if c.folded is not None}
+        again = f"; their run(s) repeated {sum(runs.values()):,} more time(s), folded" if runs else ""
+        click.echo(f"logscan: gate FAILED: {len(failed)} check(s) failed ({', '.join(codes)}){again}", err=True)
     sys.exit(EXIT_FAIL_ON if result.verdict == Verdict.fail else EXIT_OK)
 
 

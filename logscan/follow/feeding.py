@@ -1,14 +1,18 @@
 """Feeding one followed line (or the joined records of hard-wrapped lines) through a stream's
 pipeline: the prefilter's answer for the line, the wrap detector, the unwrapper, the checkpoint
-(``Follower._feed_line`` / ``_feed_records`` call these; split from ``runner.py`` to keep it small).
+(``Follower._feed_line`` / ``_feed_records`` call these; split from ``runner.py`` to keep it small),
+which files the inputs name now (``matches``) and a reported record's metrics (``count_record``).
 """
 from __future__ import annotations
 
+import glob as globmod
+import os
 from typing import Callable, Optional
 
 from ..models import Run
 from ..sources.reader import clean, invalid_lines
-from .stream import Stream
+from .pieces import _ROTATED
+from .stream import FollowRecord, Stream
 from .tail import Position
 
 #: ``Follower._report``: print what of a run is new
@@ -54,3 +58,36 @@ def feed_records(s: Stream, records, report: Report) -> None:
                     s.dirty = True
                 if run is not None:
                     report(s, run)
+
+
+#: characters that make an input a glob
+GLOB_CHARS = set("*?[")
+
+
+def matches(inputs: list[str]) -> set[str]:
+    """The files ``inputs`` name now: each path as given, each glob's matching files but the
+    rotated siblings (``<name>.<timestamp>``) of another match, which are read through it; ``-``
+    left out."""
+    found: set[str] = set()
+    for inp in inputs:
+        if inp == "-":
+            continue
+        if GLOB_CHARS & set(inp):
+            hits = sorted(p for p in globmod.glob(inp) if os.path.isfile(p))
+            names = {(os.path.dirname(p), os.path.basename(p)) for p in hits}
+            for p in hits:
+                d, n = os.path.dirname(p), os.path.basename(p)
+                if any(n.startswith(m) and n != m and _ROTATED.fullmatch(n, len(m)) for dd, m in names if dd == d):
+                    continue
+                found.add(p)
+        else:
+            found.add(inp)
+    return found
+
+
+def count_record(metrics, lab, rec: FollowRecord) -> None:
+    """Count a record in ``metrics`` (None: no metrics): a finding by code and severity, a failed start."""
+    if metrics and rec.finding is not None:
+        metrics.finding(lab, rec.finding.code, rec.finding.severity.value)
+    if metrics and rec.start_failure is not None:
+        metrics.start_failure(lab)

@@ -22,7 +22,6 @@ records instead (at most once: docs/fail-closed.md).
 from __future__ import annotations
 
 import fnmatch
-import glob as globmod
 import json
 import os
 import sys
@@ -33,10 +32,12 @@ from typing import IO, TYPE_CHECKING, Optional, Union
 from ..models import Run
 from ..packs.loader import PackSet
 from .podinfo import PodLabels, labels_from_path
-from .pieces import _ROTATED, is_gzip
+from .pieces import is_gzip
 from .statefile import STATE_VERSION, load_state, write_state
-from .stream import KEEP_RUNS, FollowRecord, Stream, new_records
-from .feeding import feed_line, feed_records
+from ..fold import enabled as fold_enabled
+from .repeats import Repeats
+from .stream import KEEP_RUNS, FollowRecord, Stream, new_records, record_base
+from .feeding import count_record, feed_line, feed_records, matches
 from .tail import FileTail, Position, StreamTail
 
 if TYPE_CHECKING:  # importing .metrics imports prometheus-client (start-up: deferred.py)
@@ -133,6 +134,7 @@ class Follower:
     def _add(self, key: str) -> None:
         if key == "-":
             s = Stream("<stdin>", StreamTail(sys.stdin.fileno()), self.packs, self.default_labels)
+            s.repeats = Repeats() if fold_enabled() else None
             self.streams["-"] = s
             return
         if is_gzip(key):
@@ -167,28 +169,12 @@ class Follower:
                 tail = FileTail(key)
                 tail.read_rotated_first()
                 s = Stream(key, tail, self.packs, self._labels(key))
+        if fold_enabled():
+            s.repeats = Repeats()
         self.streams[key] = s
 
-    def _matches(self) -> set[str]:
-        found: set[str] = set()
-        for inp in self.inputs:
-            if inp == "-":
-                continue
-            if _GLOB_CHARS & set(inp):
-                hits = sorted(p for p in globmod.glob(inp) if os.path.isfile(p))
-                names = {(os.path.dirname(p), os.path.basename(p)) for p in hits}
-                for p in hits:
-                    d, n = os.path.dirname(p), os.path.basename(p)
-                    # a rotated sibling (<name>.<timestamp>) of a matched file is read through it
-                    if any(n.startswith(m) and n != m and _ROTATED.fullmatch(n, len(m)) for dd, m in names if dd == d):
-                        continue
-                    found.add(p)
-            else:
-                found.add(inp)
-        return found
-
     def _rescan(self) -> None:
-        found = self._matches()
+        found = matches(self.inputs)
         if "-" in self.inputs and "-" not in self.streams and not self.ready:
             self._add("-")
         for key in list(self._state):  # state of files not there right now (mid-rotation)
@@ -245,17 +231,25 @@ class Follower:
         for _, run in s.pipe.close():
             if run is not None:
                 self._report(s, run)
+        if s.repeats is not None:
+            for rec in s.repeats.flush():  # the stream ended: every count not said yet
+                self._emit(rec)
         s.done = True
 
     def _emit(self, rec: FollowRecord) -> None:
         self.out.write(rec.model_dump_json(exclude_none=True) + "\n")
         self.out.flush()
 
-    def _report(self, s: Stream, run: Run, final: bool = True) -> None:
+    def _report(self, s: Stream, run: Run, final: bool = True, closed: Optional[bool] = None) -> None:
         """Print and count what ``run`` holds that was not reported before; export its selections.
-        ``final``: the run closed (False: the open run as it reads so far)."""
+        ``final``: the run closed, or its held failure is complete (False: the open run as it reads
+        so far); ``closed`` (default ``final``): it closed. A run that repeats an earlier one of the
+        stream prints nothing but a ``repeated`` line now and then (``follow/repeats.py``)."""
         seen, new = new_records(s, run, final)
         lab = s.labels
+        if s.repeats is not None:
+            new = s.repeats.filter(run, seen, new, final if closed is None else closed,
+                                   record_base(s, run), self._emit, lambda rec: count_record(self.metrics, lab, rec))
         for key, rec in new:
             seen.add(key)
             if self.state_file:
@@ -263,12 +257,10 @@ class Follower:
                 # printed, so a kill -9 at any point never prints it twice after the restart
                 self.save_state()
             self._emit(rec)
-            if self.metrics and rec.finding is not None:
-                self.metrics.finding(lab, rec.finding.code, rec.finding.severity.value)
-            if self.metrics and rec.start_failure is not None:
-                self.metrics.start_failure(lab)
+            count_record(self.metrics, lab, rec)
         if self.metrics:
             self.metrics.set_run(s.key, lab, run)
+
 
     def _poll_stream(self, s: Stream) -> None:
         before_lines, before_bytes = s.stats.lines, s.stats.bytes
@@ -327,7 +319,9 @@ class Follower:
             s.held_failure = False
             run = s.pipe.open_run()
             if run is not None:
-                self._report(s, run)
+                self._report(s, run, closed=False)
+        if s.repeats is not None:  # 'repeated' lines due; a run held long that reads as no repeat now
+            s.repeats.due(s.pipe.open_run, self._emit, lambda run: self._report(s, run, final=False))
         m = self.metrics
         if m is not None:
             if s.stats.lines != before_lines:

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from typing import Literal, Optional, Union
 
-from ..models import Finding, InputStats, Run, Selection, StartFailure
+from ..models import Finding, Folded, InputStats, Run, Selection, StartFailure
 from ..analysis.uncaught import is_uncaught
 from ..packs.loader import PackSet
 from ..pipeline import Checkpoint, Pipeline
@@ -34,7 +34,7 @@ class FollowRecord(PlainModel):
     A plain class (``logscan.plain``): its JSON line is what the pydantic model wrote, and follow's
     start imports no pydantic (issue 18)."""
 
-    type: Literal["selection", "finding", "start_failure"]
+    type: Literal["selection", "finding", "start_failure", "repeated"]
     source: str  #: the followed path (its live name) or ``<stdin>``
     namespace: Optional[str] = None
     pod: Optional[str] = None
@@ -47,6 +47,9 @@ class FollowRecord(PlainModel):
     finding: Optional[Finding] = None
     #: ``type == "start_failure"``: the engine's own line saying this run's start failed
     start_failure: Optional[StartFailure] = None
+    #: ``type == "repeated"``: the later runs of the stream that repeated the run at ``run_line``
+    #: so far, folded (nothing of them printed: ``follow/repeats.py``)
+    folded: Optional[Folded] = None
 
 
 class Stream:
@@ -93,6 +96,8 @@ class Stream:
         self.done = False
         #: the open run's failed start read from an uncaught traceback was held back (new_records)
         self.held_failure = False
+        #: repeated runs folded (``follow/repeats.Repeats``; None: folding off, ``$LOGSCAN_FOLD=0``)
+        self.repeats = None
 
     def plan(self, raws: list[bytes]) -> None:
         """Ask the prefilter once about ``raws`` (consecutive lines of one poll, bytes without
@@ -181,6 +186,15 @@ class Stream:
         return st
 
 
+def record_base(s: Stream, run: Run) -> dict:
+    """The fields every JSON line of ``run`` in stream ``s`` carries (source, pod labels, run line,
+    engine, release, model)."""
+    lab = s.labels
+    return dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
+                run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
+                model=run.config.model)
+
+
 def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list[tuple[str, FollowRecord]]]:
     """``(seen, new)``: the keys already reported for ``run`` (a set the caller adds to as it
     reports) and ``(key, record)`` for each selection, finding or failed start of ``run`` not
@@ -191,10 +205,7 @@ def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list
         seen = s.reported[run.first_line] = set()
         while len(s.reported) > KEEP_RUNS:
             s.reported.popitem(last=False)
-    lab = s.labels
-    base = dict(source=s.key, namespace=lab.namespace, pod=lab.pod, container=lab.container,
-                run_line=run.first_line, engine=run.engine.name, engine_version=run.engine.version,
-                model=run.config.model)
+    base = record_base(s, run)
     new: list[tuple[str, FollowRecord]] = []
     for sel in run.selections:
         key = f"s\x1f{sel.family}\x1f{sel.kernel}\x1f{sel.cost_class.value}"

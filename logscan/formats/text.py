@@ -260,7 +260,9 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         starts = [1 + (r.folded.runs if r.folded is not None else 0) for r in report.runs]
         failed = sum(n for r, n in zip(report.runs, starts) if r.start_failure is not None)
         serving = sum(n for r, n in zip(report.runs, starts) if r.serving_failure is not None)
-        folded = f" (and {sm.folded_runs:,} folded into them)" if sm.folded_runs else ""
+        # folded repeats hide starts the runs do not list: say how many failed and how many folded
+        folded = (f" ({failed:,} failed start(s), {sm.folded_runs:,} folded)" if sm.folded_runs and failed
+                  else f" (and {sm.folded_runs:,} folded into them)" if sm.folded_runs else "")
         lines += ["", f"Summary: {sm.runs} run(s){folded}, {sm.selections} selection(s), {sm.findings} finding(s), "
                       f"{sm.unexplained} kernel-relevant line(s) not understood"
                       + (f"; {failed} start(s) FAILED (START_FAILED)" if failed else "")

@@ -21,6 +21,7 @@ from .baseline import FamilyChange, compare
 from .fallback import FALLBACK_UNEXPLAINED, fold_refused, fold_unexplained, unexplained_check  # noqa: F401 (re-exported)
 from .policy import AllowEntry, Policy, Subject
 from .releases import Release, release_of
+from .repeats import note_folded
 from .unread import KERNEL_LINE_UNREAD, no_kernel_note, unread_check  # noqa: F401 (re-exported)
 from .incomplete import (START_INCOMPLETE, _incomplete_check, came_up,  # noqa: F401 (re-exported)
                          ready_engines_of, runs_up)
@@ -206,6 +207,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
     if baseline is not None:
         changes = compare(baseline, report)
         checks += _baseline_checks(changes, report, policy, cmap, today)
+    note_folded(checks, report)  # a check of a run with folded repeats says so (a crash loop)
     used = {c.allowance.where for c in checks if c.allowance is not None}
     for loc in policy.allow:
         entry: AllowEntry = loc.item  # type: ignore[assignment]

@@ -11,6 +11,7 @@ from typing import Literal, Optional
 
 from dataclasses import field
 
+from ..models_run import Folded
 from ..plain import PlainModel, plain
 from .baseline import FamilyChange
 
@@ -64,6 +65,11 @@ class Check(PlainModel):
     #: the engine's own reasons, verbatim log text (e.g. each kernel's refusal for KERNEL_NOT_FOUND)
     reasons: list[str] = field(default_factory=list)
     allowance: Optional[Allowance] = None
+    #: the check's run folded repeats (``Run.folded``: a crash loop), which the message names
+    #: (``gate/repeats.py``); left out of the JSON when None (nothing folded)
+    folded: Optional[Folded] = None
+
+    _omit_none = ("folded",)
 
 
 @plain

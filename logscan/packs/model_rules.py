@@ -98,6 +98,11 @@ class Rule(_Strict):
     remedy: Optional[str] = None
     sets: dict[str, str] = _field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
+    #: a process prints the line once as it starts, though it is no start marker (several processes
+    #: of one start each print it: vLLM's 'Automatically detected platform cuda.'): printed again in
+    #: the same process stream after the run's failure, it begins the next start, even with the same
+    #: pid and clock (``analysis/newstart.repeated_start``, docs/run-splitting.md rule 5)
+    once_per_start: bool = False
     #: the line names its engine without starting a run (an engine's launch command: a command
     #: pasted after its own start's lines stays in that run, but another engine's command is no
     #: line of the open run, so it opens its own: its config never lands on another engine's run)

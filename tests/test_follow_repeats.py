@@ -102,13 +102,3 @@ def test_representatives_are_bounded():
         rp.filter(r, set(), [], True, {}, lambda rec: None, lambda rec: None)
     assert len(rp.reps) == KEEP_REPS
 
-
-def test_a_held_record_is_printed_once_when_released(packs, tmp_path):
-    """A record held over several polls comes back in each report of its run: released, it is
-    printed once (the kill property test's falsifying example: 89 vLLM lines in one poll)."""
-    loop, other = _text("vllm/vllm-020.log"), _text("vllm/vllm-011.log")
-    lines = (loop * 2 + other).splitlines(keepends=True)
-    recs = _follow(packs, tmp_path / "engine.log", lines)  # one line per poll
-    keys = [(r["run_line"], r["type"], json.dumps(r.get("selection") or r.get("finding") or r.get("start_failure"),
-                                                   sort_keys=True)) for r in recs if r["type"] != "repeated"]
-    assert len(keys) == len(set(keys))

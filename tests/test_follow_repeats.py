@@ -101,3 +101,4 @@ def test_representatives_are_bounded():
         r.config = run.config.model_copy(update={"model": f"m{i}"})
         rp.filter(r, set(), [], True, {}, lambda rec: None, lambda rec: None)
     assert len(rp.reps) == KEEP_REPS
+

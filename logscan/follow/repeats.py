@@ -95,6 +95,7 @@ class Repeats:
         the ones to print now; the rest are held."""
         if self.held_run != run.first_line:
             self.held, self.held_run = [], run.first_line
+        new = self._unheld(new)  # a held record comes back in every report of its run
         if not self.reps or seen or self.released == run.first_line:
             return self._release(new)
         keys = {k for k, _ in self.held} | {k for k, _ in new}
@@ -106,6 +107,10 @@ class Repeats:
         self.held += new
         return []
 
+    def _unheld(self, new: list) -> list:
+        held = {k for k, _ in self.held}
+        return [(k, r) for k, r in new if k not in held]
+
     def _release(self, new: list) -> list:
         out, self.held = self.held + new, []
         return out
@@ -115,7 +120,9 @@ class Repeats:
         """``run`` closed: ``(records to print, repeated lines to print first, folded)``. ``folded``:
         the run repeats a representative (its held and new records are then not printed)."""
         now = time.monotonic() if now is None else now
-        held = self.held if self.held_run == run.first_line else []
+        if self.held_run != run.first_line:
+            self.held = []
+        held, new = self.held, self._unheld(new)
         self.held, self.held_run = [], None
         key, exact = fold_keys(run)
         rep = self.reps.get(key)

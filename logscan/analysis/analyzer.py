@@ -22,9 +22,9 @@ from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .libhosts import library_only
+from . import boundary
 from .ladders import LadderIndex
-from .newstart import (named_model, note, note_start, once_per_start, other_process, repeated_start, same_model,
-                       shared_names)
+from .newstart import named_model, note, note_start, once_per_start, same_model, shared_names
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_facts
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -105,7 +105,7 @@ class Analyzer:
             yield from self._feed(*held)
         run = self._run
         if ("cli" in r.sets and r.kind == "config" and run is not None and run.source == ev.source
-                and self._ended(run) and all(ev.line > (e.end_line or e.line) for e in run.events)):
+                and boundary.ended(run) and all(ev.line > (e.end_line or e.line) for e in run.events)):
             self._command = (ev, prefix_engine, context_engine)
             return
         yield from self._feed(ev, prefix_engine, context_engine)
@@ -247,8 +247,8 @@ class Analyzer:
         if here and run_engine != engine and sure and not run.engine_sure and not chatter_of:
             takes, run_engine = True, engine
         closes = (not here or run_engine != engine
-                  or (r.starts_run and (run.started or self._ended(run)) and self._has_substance(run))
-                  or self._other_process(run, r, ev) or self._restarted(run, r, ev))
+                  or (r.starts_run and (run.started or boundary.ended(run)) and boundary.has_substance(run))
+                  or self._other_process(run, r, ev) or boundary.restarted(run, r, ev))
         return engine, sure, chatter_of, takes, bool(closes)
 
     def splits(self, ev: Event, prefix_engine: Optional[str] = None, context_engine: Optional[str] = None,
@@ -360,37 +360,9 @@ class Analyzer:
             return run.engine, False
         return context_engine or rule_engine, context_engine is not None
 
-    @staticmethod
-    def _has_substance(run: RunState, since_start: bool = True) -> bool:
-        """The run said something since its start marker (a banner, args and config lines of one
-        start are one run; an import warning printed before the banner does not split it; other
-        start markers are not "something": TGI's 'Sharding model', 'Starting download process.'
-        and one 'Starting shard rank=N' per rank are one launch, tgi-108)."""
-        since = run.start_line if run.start_line is not None and since_start else 0
-        return any(e.kind not in ("version", "config", "platform", "run_start", "progress") and e.line >= since
-                   for e in run.events)
-
     def _other_process(self, run: RunState, r, ev: Event) -> bool:
-        """A process other than the open run's logs ``ev`` (``newstart.other_process``: another pid
-        in a role the run heard from, another model) after the run said more than its start lines."""
-        if run.source != ev.source or ev.line < run.first_line or not self._has_substance(run, since_start=False):
-            return False  # a multi-line event emitted late (its continuation held it) splits nothing
-        return other_process(run, r.sets, ev, self._shared) is not None
-
-    @staticmethod
-    def _restarted(run: RunState, r, ev: Event) -> bool:
-        """The run's process failed and ``ev`` prints a line of its start again, in the same process
-        stream (``newstart.repeated_start``): the same command started again, even with the same pids
-        and clocks (a crash loop's log, a file catted in a loop)."""
-        if run.source != ev.source or ev.line < run.first_line:
-            return False  # a multi-line event emitted late (its continuation held it) splits nothing
-        return repeated_start(run, ev, once_per_start(r)) is not None
-
-    @staticmethod
-    def _ended(run: RunState) -> bool:
-        """The run, opened by no start marker, already holds a failure or a sign the server was up:
-        a start marker now is a restart (its own start can fail again), not this run's banner."""
-        return any(e.kind in ("uncaught", "start_failure", "ready") for e in run.events)
+        """``boundary.other_process_speaks`` with the run-set names this analyzer shares."""
+        return boundary.other_process_speaks(run, r, ev, self._shared)
 
     def finish(self) -> Iterator[Run]:
         """Close the open run at the end of the input(s) (a launch command held is its last line)."""

@@ -2,7 +2,7 @@
 
 Two starts of an engine in one stream (``cat a.log b.log``, a rename rotation read by ``logscan
 follow``, an excerpt cut before the second banner) are two runs. A start marker (banner, args
-line) after the open run said something splits them already (``Analyzer._has_substance``); this
+line) after the open run said something splits them already (``boundary.has_substance``); this
 module finds the two other signs that a process which is not the open run's now speaks:
 
 - **another process in the same role**: a process tag with a pid (vLLM ``(APIServer pid=N)``,

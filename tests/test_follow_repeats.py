@@ -102,3 +102,24 @@ def test_representatives_are_bounded():
         rp.filter(r, set(), [], True, {}, lambda rec: None, lambda rec: None)
     assert len(rp.reps) == KEEP_REPS
 
+
+
+def test_a_run_that_printed_nothing_repeats_without_a_line():
+    """A run that reported no record (runtime noise that opened a run) folds its repeats but
+    prints no ``repeated`` line: a count of nothing printed is noise (it made follow's output
+    differ with the prefilter on and off, tests/test_follow_prefilter.py). A run that printed a
+    record still gets its line."""
+    from logscan.pipeline import scan_inputs
+
+    run = scan_inputs([str(FIX / "vllm" / "vllm-020.log")], fold=False).runs[0]
+    lines: list = []
+    BASE = {"source": "x.log", "run_line": run.first_line, "engine": "vllm"}
+    silent = Repeats()
+    for i in range(3):
+        silent.filter(run.model_copy(), set(), [], True, BASE, lines.append, lambda rec: None)
+    assert len(silent.reps) == 1 and next(iter(silent.reps.values())).folded.runs == 2
+    assert lines == [] and silent.flush() == []
+    loud = Repeats()
+    for i in range(3):
+        loud.filter(run.model_copy(), {"rec"} if i == 0 else set(), [], True, BASE, lines.append, lambda rec: None)
+    assert [rec.type for rec in lines] == ["repeated"] and lines[0].folded.runs == 1

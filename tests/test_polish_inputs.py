@@ -72,7 +72,9 @@ def test_a_clean_real_log_has_no_warnings():
 
 
 def test_an_input_that_cannot_be_opened_has_its_error_and_no_warnings(tmp_path):
-    doc = json.loads(_run("scan", "--format", "json", str(tmp_path / "missing.log")).stdout)
+    """``gate`` reports it (INPUT_UNREADABLE); ``scan`` refuses it before any output (exit 2,
+    tests/test_cli12_exits.py), so the JSON record is the gate's."""
+    doc = json.loads(_run("gate", "--format", "json", str(tmp_path / "missing.log")).stdout)
     assert doc["inputs"][0]["error"] and "warnings" not in doc["inputs"][0]
 
 

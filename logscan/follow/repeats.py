@@ -13,7 +13,8 @@ for every restart.
   also reported, in a run nothing of which was printed yet, is *held*: printed only if the run
   turns out to be no repeat (a record no representative has, a close that does not fold, or,
   after ``REPEAT_EVERY`` seconds held, a run whose report so far is no representative's).
-- a ``repeated`` JSON line says the count: at once for the first repeat, then at most once per
+- a ``repeated`` JSON line says the count (only of a representative that printed a record: a
+  run of runtime noise that printed nothing repeats silently, as it ran silently): at once for the first repeat, then at most once per
   ``REPEAT_EVERY`` seconds while it grows, and when the loop ends (a run that does not fold
   closes, or the stream ends).
 
@@ -153,8 +154,8 @@ class Repeats:
         out = []
         for rep in self.reps.values():
             f = rep.folded
-            if f is None or f.runs == rep.emitted:
-                continue
+            if f is None or f.runs == rep.emitted or not rep.record_keys:
+                continue  # a run that printed nothing (runtime noise that opened a run): no line either
             if rep.emitted == 0 or (not first_only and now - rep.emitted_at >= self.every):
                 out.append(self._line(rep, now))
         return out
@@ -192,4 +193,5 @@ class Repeats:
     def flush(self, now: Optional[float] = None) -> list[FollowRecord]:
         """Every count not printed yet (the loop ended, or the stream did)."""
         now = time.monotonic() if now is None else now
-        return [self._line(r, now) for r in self.reps.values() if r.folded is not None and r.folded.runs != r.emitted]
+        return [self._line(r, now) for r in self.reps.values()
+                if r.folded is not None and r.folded.runs != r.emitted and r.record_keys]

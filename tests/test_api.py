@@ -24,6 +24,17 @@ def test_all_names_resolve_and_are_documented():
     assert (ROOT / "logscan" / "py.typed").is_file()
 
 
+def test_public_functions_show_their_real_parameters():
+    """``logscan.gate`` is the gate package made callable: ``inspect.signature`` / ``help`` must show
+    ``logscan.api.gate``'s parameters, not the wrapper's ``(*args, **kwargs)`` (a new user's IDE did)."""
+    import inspect
+
+    params = inspect.signature(logscan.gate).parameters
+    assert list(params)[:2] == ["report", "policy"]
+    assert {"baseline", "today", "patterns", "partial_log"} <= set(params)
+    assert list(inspect.signature(logscan.scan).parameters)[0] != "args"
+
+
 def test_scan_a_path_gives_the_cli_json_report():
     report = logscan.scan(LOG)
     assert isinstance(report, logscan.Report)

@@ -20,11 +20,27 @@ def default_policy_path() -> Path:
 
 
 class _CallableModule(types.ModuleType):
+    """The gate package as a function: calling it calls ``logscan.api.gate``.
+
+    ``__signature__`` gives ``inspect.signature`` (and ``help`` / IDEs) the real parameters of
+    ``logscan.api.gate`` instead of this wrapper's ``(*args, **kwargs)``; it imports ``logscan.api``
+    only when asked, so ``import logscan.gate`` stays cheap.
+    """
+
     def __call__(self, *args, **kwargs):
-        """``logscan.gate(report, policy=None, *, baseline=None, today=None)``: see ``logscan.api.gate``."""
+        """``logscan.gate(report, policy=None, *, baseline=None, today=None, ...)``: see ``logscan.api.gate``."""
         from ..api import gate
 
         return gate(*args, **kwargs)
+
+    @property
+    def __signature__(self):
+        """The signature of ``logscan.api.gate`` (an ``inspect.Signature``)."""
+        import inspect
+
+        from ..api import gate
+
+        return inspect.signature(gate)
 
 
 sys.modules[__name__].__class__ = _CallableModule

@@ -266,10 +266,28 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
         lines += ["", f"Summary: {sm.runs} run(s){folded}, {sm.selections} selection(s), {sm.findings} finding(s), "
                       f"{sm.unexplained} kernel-relevant line(s) not understood"
                       + (f"; {failed} start(s) FAILED (START_FAILED)" if failed else "")
-                      + (f"; {serving} failed while serving" if serving else "")]
+                      + (f"; {serving} failed while serving" if serving else "")
+                      + _incomplete_words(report)]
     if gate is not None:
         lines += ([""] if lines else []) + _gate(gate)
     return "\n".join(report_line(line) for line in lines) + "\n" if lines else ""
+
+
+def _incomplete_words(report: Report) -> str:
+    """The summary's note on runs that chose kernels but that no line shows to have come up or failed
+    (the log was cut off): what ``logscan gate`` fails as START_INCOMPLETE (``gate/incomplete.py``),
+    said here too, so that a scan that looks clean does not contradict the gate. '' when none."""
+    from ..gate.incomplete import runs_up
+
+    up = runs_up(report)
+    cut = [r.index + 1 for r in report.runs
+           if r.selections and r.start_failure is None and r.serving_failure is None
+           and (r.source, r.first_line) not in up]
+    if not cut:
+        return ""
+    which = ", ".join(map(str, cut[:8])) + (" ..." if len(cut) > 8 else "")
+    return (f"; {len(cut)} start(s) not seen to come up or fail (run {which}: no ready line, no failure; "
+            f"gate START_INCOMPLETE unless --partial-log)")
 
 
 def _gate(gate: "GateResult") -> list[str]:

@@ -70,3 +70,15 @@ def test_a_shared_class_suffix_is_no_likeness():
     assert r.exit_code == 2 and "did you mean" not in r.stderr
     t = CliRunner().invoke(cli, ["explain", "MarlinLinearKernl"])
     assert t.exit_code == 2 and t.stderr.split("did you mean: ")[1].startswith("MarlinLinearKernel,")
+
+
+def test_explain_rows_line_up_whatever_the_release_range():
+    """'vllm 0.8.5.post1–0.9.2' is wider than the old fixed column of 12: the registries must still
+    start in one column (a new user's trial saw them pushed right on long ranges)."""
+    from logscan.formats.ladder import render_explain
+
+    rows = [dict(engine="vllm", ladder_version=v, registry="_POSSIBLE_KERNELS", role="wna16 linear",
+                 platform="ANY", rung=1, rungs=2, cost_class="native", gate="", words="")
+            for v in ("0.8.5", "0.8.5.post1–0.9.2", "0.10.1–0.10.1.1")]
+    lines = render_explain("MarlinLinearKernel", rows).splitlines()[1:]
+    assert len({line.index("_POSSIBLE_KERNELS") for line in lines}) == 1, lines

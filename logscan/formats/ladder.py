@@ -84,8 +84,12 @@ def render_explain(kernel: str, rows: list[dict]) -> str:
     if not rows:
         return f"{kernel}: on no shipped ladder\n"
     out = [f"{kernel}: on {len(rows)} ladder(s)"]
-    for r in rows:
-        out.append(f"  {r['engine']} {r['ladder_version']:12} {r['registry']} ({r['role']}, {r['platform']}): "
+    # one column for 'engine release range', as wide as the widest ('vllm 0.8.5.post1–0.9.2'), so
+    # the registries line up (a fixed width of 12 let long ranges push them right)
+    names = [f"{r['engine']} {r['ladder_version']}" for r in rows]
+    width = max(len(n) for n in names)
+    for n, r in zip(names, rows):
+        out.append(f"  {n:{width}} {r['registry']} ({r['role']}, {r['platform']}): "
                    f"rung {r['rung']}/{r['rungs']}, {r['cost_class']}")
         if r.get("words") or r["gate"]:
             out.append(f"      gate: {r.get('words') or r['gate']}")

@@ -163,3 +163,12 @@ def test_scan_places_the_fp8_marlin_warning_on_the_dispatch(version, rung, rungs
     assert [(p["registry"], p["rung"], p["rungs"], p["holds_in"], p["kernel_class"]) for p in pos] == [
         (FP8, rung, rungs, span, "apply_fp8_marlin_linear")]
     assert "WEIGHT_ONLY_SUBSTITUTION" in json.dumps(doc)
+
+
+def test_every_release_walks_its_own_ladder_for_fp8_and_fbgemm(packs):
+    """No release borrows an older release's dispatch: a platform a ``then`` entry does not list
+    would send the walk to the newest older ladder that serves it (0.14.1's ROCm rungs)."""
+    for rel in _history_releases(packs):
+        for scheme in ("FP8", "FBGEMM-FP8"):
+            for m in ({"cc": 80}, {"cc": 94, "platform": "ROCM"}):
+                assert _walk(packs, scheme, rel, **m).ladder_version == rel, (scheme, rel, m)

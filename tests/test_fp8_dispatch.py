@@ -172,3 +172,13 @@ def test_every_release_walks_its_own_ladder_for_fp8_and_fbgemm(packs):
         for scheme in ("FP8", "FBGEMM-FP8"):
             for m in ({"cc": 80}, {"cc": 94, "platform": "ROCM"}):
                 assert _walk(packs, scheme, rel, **m).ladder_version == rel, (scheme, rel, m)
+
+
+def test_explain_leaves_out_dispatch_lists_that_only_mirror_a_registry(packs):
+    """From 0.19.0 the fbgemm_fp8 dispatch is _POSSIBLE_FP8_KERNELS itself: explain lists the
+    registry once per release, while 0.15.0 .. 0.18.1 keep the dispatch rows (Marlin first)."""
+    from logscan.analysis.explain import explain
+
+    rows = [(r["ladder_version"], r["registry"], r["rung"], r["rungs"]) for r in explain(packs, "CutlassFP8ScaledMMLinearKernel")]
+    assert ("0.18.1", FP8, 3, 5) in rows and ("0.18.1", FBGEMM, 3, 5) in rows and ("0.18.1", "_POSSIBLE_FP8_KERNELS", 2, 4) in rows
+    assert not [r for r in rows if r[1] == FBGEMM and Version(r[0]) >= Version("0.19.0")]

@@ -20,6 +20,14 @@ CASES = {
                                "--format", "json"],
     "matrix-fp8-a100": ["matrix", "FP8", "--gpu", "A100"],
     "explain-marlinnvfp4": ["explain", "MarlinNvFp4LinearKernel"],
+    # vLLM's FP8 dense dispatch below the registries (patterns/vllm/dispatch.toml): FP8 Marlin
+    # below sm89 up to 0.18.1, CUTLASS FP8 on sm89 only with CUDA >= 12.4
+    "ladder-vllm-fp8-a100-0.7.3": ["ladder", "vllm", "FP8", "--gpu", "A100", "--engine-version", "0.7.3"],
+    "ladder-vllm-fp8-l4-0.7.3": ["ladder", "vllm", "FP8", "--gpu", "L4", "--engine-version", "0.7.3"],
+    "ladder-vllm-fbgemm-a100-0.18.1-json": ["ladder", "vllm", "fbgemm_fp8", "--gpu", "A100", "--engine-version", "0.18.1",
+                                            "--format", "json"],
+    "matrix-fp8-a100-vllm-0.7.3": ["matrix", "FP8", "--gpu", "A100", "--engine-version", "vllm=0.7.3"],
+    "explain-apply-fp8-marlin-linear": ["explain", "apply_fp8_marlin_linear"],
 }
 
 

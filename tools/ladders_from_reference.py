@@ -37,7 +37,11 @@ LINEAR_ROLES = [
     (r"^nvfp4 linear", "nvfp4 linear", "NVFP4 W4A4", False),
     (r"^mxfp6 linear", "mxfp6 linear", "MXFP6", False),
     (r"^mxfp4 linear", "mxfp4 linear", "MXFP4 W4A4", False),
-    (r"^scaled-mm \(int8 and fp8", "scaled-mm linear (int8, fp8)", "FP8 / INT8 W8A8", False),
+    # the reference calls 0.7.0 .. 0.14.1's kernels/scaled_mm registry "int8 and fp8", but its one
+    # caller (choose_scaled_mm_linear_kernel) is reached from compressed_tensors_w8a8_int8.py and
+    # quark_w8a8_int8.py only (0.7.3, 0.14.1): FP8 dense linears were chosen by code there
+    # (patterns/vllm/dispatch.toml)
+    (r"^scaled-mm \(int8 and fp8", "int8 linear", "INT8 W8A8", False),
 ]
 MOE_SCHEMES = {
     "fp8": ("FP8 W8A8", False), "int8": ("INT8 W8A8", False), "int_wna16": ("WNA16", True),

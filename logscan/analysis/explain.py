@@ -36,7 +36,8 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
                 continue
             for plat, rungs in reg.platforms.items():
                 i = LadderIndex._find(rungs, reg, lf, kernel)
-                if i is None:
+                if i is None or (reg.releases and any(  # a dispatch list that only mirrors a registry's
+                        not r.releases and r.platforms.get(plat) == rungs for r in lf.registry)):
                     continue
                 name = rungs[i]
                 k = lf.kernel.get(name)

@@ -132,7 +132,9 @@ class LadderIndex:
         n = norm(name)
         out: set[str] = set()
         for reg in ladder.registry:
-            if reg.kind == "attention":
+            # a hand-kept dispatch (dispatch.toml) names code paths by generic labels ('Marlin'
+            # for FP8 Marlin): no evidence of the platform a line of another family ran on
+            if reg.kind == "attention" or reg.releases:
                 continue
             target = reg.aliases.get(name)
             for p, rungs in reg.platforms.items():
@@ -177,6 +179,12 @@ class LadderIndex:
         lists, SGLang's if/elif chains); any other registry is known only at the snapshot it
         was read from, which is named.
         """
+        if registry.releases:  # a hand-kept dispatch registry: the shipped releases its range admits
+            from ..packs.dispatch import release_range
+
+            got = release_range(registry.releases, sorted(self.pack.ladders, key=_v), release)
+            if got is not None:
+                return release_span(*got)
         if self.history is not None and (registry.kind in ("linear", "moe") or registry.name in self.history.derived):
             span = self.history.span(release, registry.name, platform)
             if span is not None:
@@ -300,6 +308,11 @@ class LadderIndex:
                 hint_re = None
         plat = (platform or "CUDA").upper()
         regs = [r for r in ladder.registry if r.kind != "attention" and (hint_re is None or hint_re.search(r.role))]
+        # a hand-kept dispatch registry (dispatch.toml) after the release's own lists: a logged
+        # registry choice ('Selected CutlassFP8ScaledMMLinearKernel for Fp8LinearMethod', made
+        # even when 0.15.0 .. 0.18.1 then run Marlin) is that registry's rung; the dispatch
+        # places what no list holds (FP8 Marlin before 0.19.0)
+        regs.sort(key=lambda r: bool(r.releases))
         if quantization:
             def rank(r: Registry) -> int:
                 if not r.quantization:

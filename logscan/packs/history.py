@@ -328,9 +328,12 @@ class Ladders(Mapping):
     reads its history file (start-up cost). The callable must be picklable (the pack set is
     cached pickled): a ``functools.partial`` of a module-level function."""
 
-    def __init__(self, snapshots: dict[str, LadderFile], history):
+    def __init__(self, snapshots: dict[str, LadderFile], history, dispatch=None):
         self.snapshots = snapshots
         self._history = history
+        #: ``dispatch.toml`` (a ``DispatchFile``, None, or a no-argument callable returning one):
+        #: its registries are added to every release they hold for (``packs/dispatch.py``)
+        self._dispatch = dispatch
         self._keys: Optional[list[str]] = None
         self._made: dict[str, LadderFile] = {}
 
@@ -347,13 +350,23 @@ class Ladders(Mapping):
             self._keys = sorted(set(self.snapshots) | set(h.releases if h else ()), key=_v)
         return self._keys
 
+    @property
+    def dispatch(self):
+        if callable(self._dispatch):
+            self._dispatch = self._dispatch()
+        return self._dispatch
+
     def __getitem__(self, release: str) -> LadderFile:
-        if release in self.snapshots:
-            return self.snapshots[release]
         if release not in self._made:
-            if self.history is None or release not in self.history.index:
+            if release in self.snapshots:
+                lf = self.snapshots[release]
+            elif self.history is None or release not in self.history.index:
                 raise KeyError(release)
-            self._made[release] = compose(self.history, release, self.snapshots)
+            else:
+                lf = compose(self.history, release, self.snapshots)
+            from .dispatch import with_dispatch
+
+            self._made[release] = with_dispatch(lf, self.dispatch)
         return self._made[release]
 
     def __iter__(self) -> Iterator[str]:

@@ -19,7 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from .history import HistoryFile, LadderHistory, Ladders
 from .packcache import _CODE, LazyPattern, _cached_packset, _check_patterns, _packset_key, _store_packset  # noqa: F401
-from .model import (CommonWrapper, FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat,
+from .model import (CommonWrapper, DispatchFile, FindingsFile, InferFile, LadderFile, LexiconFile, PackFile, PrefixFormat,
                     ProcessTag, Rule, RuleFile, WrapperFile)
 
 class PackError(Exception):
@@ -212,6 +212,14 @@ def _load_history(path: Path) -> LadderHistory:
     return LadderHistory(_validate(HistoryFile, _read_toml(path), path, cache=True))
 
 
+def _load_dispatch(path: Path) -> DispatchFile:
+    """``dispatch.toml``, validated (each entry's ``releases`` a specifier). Raises ``PackError``."""
+    df = _validate(DispatchFile, _read_toml(path), path, cache=True)
+    for e in df.dispatch:
+        _spec(e.releases, path, e.name)
+    return df
+
+
 #: rule files every pack loads after its own (``patterns/common-rules/*.toml``): line shapes of the
 #: hosts any engine runs in (an IPython notebook, a rich / typer traceback), not of one engine. A
 #: ``{engine}`` in a rule id becomes the pack's engine name, so each pack's copy keeps its own id.
@@ -270,7 +278,9 @@ def _load_pack(folder: Path, common: tuple[Path, ...] = (), wrappers: tuple[Comp
         snapshots[lf.version] = lf
     history_path = folder / "ladder-history.toml"
     # every history release, composed on first use; the history itself read on first need
-    ladders = Ladders(snapshots, functools.partial(_load_history, history_path) if history_path.is_file() else None)
+    dispatch_path = folder / "dispatch.toml"
+    ladders = Ladders(snapshots, functools.partial(_load_history, history_path) if history_path.is_file() else None,
+                      functools.partial(_load_dispatch, dispatch_path) if dispatch_path.is_file() else None)
     infer_path = folder / "infer.toml"
     infer = _validate(InferFile, _read_toml(infer_path), infer_path) if infer_path.is_file() else None
     if infer is not None:

@@ -20,7 +20,7 @@ from .model_pack import (
     PrefixFormat, ProcessTag, Uncovered, WalkInfer, WrapperFile,
 )
 from .model_ladders import (
-    GateKind, GateTerm, LadderFile, LadderKernel, Registry, Scheme, SchemeEngine, SchemeFile,
+    DispatchFile, DispatchRegistry, GateKind, GateTerm, LadderFile, LadderKernel, Registry, Scheme, SchemeEngine, SchemeFile,
 )
 from .model_infer import Chain, ChainStep, InferFile, InferSpec, MatrixFile, Outcome, Predicate, Tell
 
@@ -28,7 +28,7 @@ __all__ = [
     "RuleKind", "Continuation", "GpuCeiling", "Rule", "RuleFile", "PrefixFormat", "ProcessTag", "PackMeta", "NameCost",
     "FasterMethod", "ArchCheck", "CommonWrapper", "WrapperFile",
     "WalkInfer", "PlatformHint", "OpaqueLine", "NoiseLine", "Uncovered",
-    "PackFile", "GateKind", "GateTerm", "LadderKernel", "Registry", "LadderFile", "CodeInfo",
+    "PackFile", "DispatchFile", "DispatchRegistry", "GateKind", "GateTerm", "LadderKernel", "Registry", "LadderFile", "CodeInfo",
     "FindingsFile", "SchemeEngine", "Scheme", "SchemeFile", "Predicate", "ChainStep", "Chain", "Outcome",
     "InferSpec", "Tell", "InferFile", "MatrixFile", "LexiconName", "KernelPackages", "LexiconFile",
     "LexiconKernel", "LexiconFailing", "LexiconTarget",

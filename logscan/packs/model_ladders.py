@@ -100,6 +100,51 @@ class Registry(_Strict):
     #: rungs whose ``gates`` were read from this release's own source (``packs/history.py``):
     #: they take precedence over planning-overlay gates written for another release's code
     own_gates: list[str] = _field(default_factory=list)
+    #: a hand-kept dispatch registry (``patterns/<engine>/dispatch.toml``): the releases whose
+    #: code it describes (PEP 440 specifier) and where that was read (engine file, release)
+    releases: str = ""
+    note: str = ""
+
+
+@strict
+class DispatchRegistry(_Strict):
+    """A kernel choice made by code, not by a registry list (``patterns/<engine>/dispatch.toml``).
+
+    vLLM 0.5.5 .. 0.18.1 picks the FP8 dense GEMM in ``Fp8LinearMethod`` (``use_marlin``, then
+    ``apply_fp8_linear`` / ``Fp8LinearOp``), which the ``_POSSIBLE_*KERNELS`` lists the
+    ladders are derived from do not hold. Each entry holds for the releases of ``releases``;
+    entries of one ``name`` cover disjoint ranges. ``requires`` is prepended to every rung's
+    gate (the method's ``get_min_capability()``); ``gates`` are the rungs' own terms. With
+    ``then`` set, the named registry's list of the same release and platform follows the
+    entry's own rungs (the method tests Marlin, then asks the registry). ``place`` puts the
+    registry before (``first``) or after (``last``) the release's own registries.
+    """
+
+    name: str
+    releases: str
+    role: str
+    scheme: str = ""
+    file: str = ""
+    note: str = ""
+    quantization: str = ""
+    exhausted: str = ""
+    then: str = ""
+    place: Literal["first", "last"] = "first"
+    platforms: dict[str, list[str]] = _field(default_factory=dict)
+    cost: dict[str, Literal["native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown"]] = _field(default_factory=dict)
+    aliases: dict[str, str] = _field(default_factory=dict)
+    requires: list[GateTerm] = _field(default_factory=list)
+    gates: dict[str, list[GateTerm]] = _field(default_factory=dict)
+
+
+@strict
+class DispatchFile(_Strict):
+    """``patterns/<engine>/dispatch.toml``: hand-kept dispatch registries and their rungs' facts."""
+
+    engine: str
+    source: str = ""
+    dispatch: list[DispatchRegistry] = _field(default_factory=list)
+    kernel: dict[str, LadderKernel] = _field(default_factory=dict)
 
 
 @strict

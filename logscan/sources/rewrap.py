@@ -229,6 +229,10 @@ _KIND = re.compile(r"[ \t]*(?:\w+|\S)")
 _INDENTED = re.compile(r"(?:  |\t)[ \t]*\S")
 
 
+#: a sentence's first word: a capital, up to twenty letters, then a blank ('The argument', 'You are');
+#: a dotted name cut after its dot goes on with no blank ('Fp8LinearMethod', 'Tensor.')
+_SENTENCE_START = re.compile(r"[A-Z][a-z']{0,20} ")
+
 #: the blank run that ends a line a console padded to its width (rich's Console pads every line it
 #: prints; other-111: GPTQModel's log, 60+ blanks) rather than one a terminal cut: a cut lands
 #: inside the text, and a paste's own trailing blanks are a few (the trailing-space presentation)
@@ -248,8 +252,12 @@ def joiner(parser) -> Callable[[str, str], bool]:
             return False  # a blank, a table row, an indented line; a rule line ('-----') is whole
         if line.endswith(_PADDING):
             return False  # padded to the width with blanks (rich, curses consoles pad each line): whole
-        if line[-1:] in ".!?" and nxt[:1] in " \t":
-            return False  # a sentence ended and a line begins with a blank (TGI's ' rank=0' span line)
+        if line[-1:] in ".!?" and (nxt[:1] in " \t" or _SENTENCE_START.match(nxt)):
+            # a sentence ended and a line begins with a blank (TGI's ' rank=0' span line) or a new
+            # sentence: a cut there would have joined two sentences with no blank between them
+            # ('...can yield errors.The argument ...': lmdeploy-170's transformers warnings, one
+            # 147 columns long, repeated, read as a terminal's width)
+            return False
         a, b = _KIND.match(line), _KIND.match(nxt)
         if a is not None and b is not None and a.group() == b.group():
             return False

@@ -84,6 +84,29 @@ def _title(engine: str) -> str:
     return (pack.meta.pack.title if pack is not None else "") or engine
 
 
+def fact_rows(run: Run) -> list[tuple[str, str]]:
+    """The run's ``devices`` line (when the log lists more than one device: ``config.extra``
+    ``devices``, with ``devices_mixed``) and ``switches`` line (the facts its engine's pack names in
+    ``[kernel_facts]``: build switches, a process-wide kernel version), as (label, text); each
+    text cut to 400 characters. Shared by the text and HTML reports."""
+    from ..packs.loader import default_packs
+
+    extra = run.config.extra
+    rows = []
+    devs = extra.get("devices") or ""
+    if "; " in devs:
+        found = extra.get("devices_found")
+        mixed = extra.get("devices_mixed")
+        rows.append(("devices", clip((f"{found}: " if found else "") + devs
+                                     + (f" (mixed archs: {mixed})" if mixed else ""), 400)))
+    pack = default_packs().packs.get(run.engine.name)
+    names = pack.meta.kernel_facts if pack is not None else {}
+    words = " ".join(f"{label}={extra[key]}" for key, label in names.items() if extra.get(key))
+    if words:
+        rows.append(("switches", clip(words, 400)))
+    return rows
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     """Through rich (``table.py``): plain when piped, wrapped and coloured on a terminal.
 
@@ -128,6 +151,7 @@ def _run(run: Run) -> list[str]:
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
+    out += [f"  {label:<8} {words}" for label, words in fact_rows(run)]
     for key, label in RUN_NOTES:
         if c.extra.get(key):
             out.append(f"  {label:<8} {c.extra[key][:400]}")

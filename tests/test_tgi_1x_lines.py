@@ -38,3 +38,17 @@ def test_a_tagged_or_reworded_swap_is_read(tmp_path):
     reworded = line.replace("Disabling exllama v2 and using v1", "[rank0] disabled exllama v2 and switched to v1")
     (run,) = scan_json(write_log(tmp_path, reworded + "\n"))["runs"]
     assert run["config"]["extra"]["exllama_version"] == "v1" and run["unexplained"] == []
+
+
+def test_the_shards_bitsandbytes_8bit_line_is_a_selection(tmp_path):
+    """TGI 1.1-2.1 (utils/layers.py, then layers/linear.py get_linear -> warn_deprecate_bnb; removed in
+    v2.2.0): printed when a layer is built as bitsandbytes Linear8bitLt, CLI or config.json --quantize.
+    It was silent: no rule read it and its words name no kernel of the sweep's vocabulary."""
+    p = write_log(tmp_path, "2024-05-01T10:00:00.000000Z  INFO text_generation_launcher: Starting shard rank=0\n"
+                            "2024-05-01T10:00:05.000000Z  WARN text_generation_launcher: Bitsandbytes 8bit is "
+                            "deprecated, using `eetq` is a drop-in replacement, and has much better performnce\n")
+    (run,) = scan_json(p)["runs"]
+    [s] = run["selections"]
+    assert (s["kernel"], s["cost_class"], s["line"]) == ("bitsandbytes Linear8bitLt", "emulated", 2)
+    assert run["config"]["quantization"] == "bitsandbytes"
+    assert run["engine"]["release_range"][-1] == "2.1.1"  # the line dates the shard before 2.2.0

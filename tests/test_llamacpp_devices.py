@@ -40,6 +40,9 @@ def test_every_device_is_listed_not_only_the_first():
                                 "1: NVIDIA GeForce RTX 5060 Ti (compute capability 12.0)")
     assert extra["devices_found"] == "2 CUDA" and "devices_mixed" not in extra  # one arch, two names
     assert "devices  2 CUDA: 0: NVIDIA RTX PRO 4500 Blackwell" in _text(FIX / "llamacpp-206.log")
+    # llamacpp-200: eight found, the excerpt ends at Device 6; alike devices print as one range
+    assert ("devices  8 CUDA: 0-6: NVIDIA RTX PRO 6000 Blackwell Server Edition (compute capability 12.0) "
+            "(7 of 8 listed in the log)") in _text(FIX / "llamacpp-200.log")
 
 
 def test_mixed_archs_are_reported():

@@ -29,7 +29,7 @@ def test_the_swap_is_no_selection():
     r = CliRunner().invoke(cli, ["gate", str(FIX / "tgi-108.log")], catch_exceptions=False)
     assert r.exit_code == 1 and "NO_KERNEL_SEEN" in r.stdout
     (run,) = scan_json(FIX / "tgi-142.log")["runs"]  # sharded GPTQ: 'Using exllama kernels v1' is the selection
-    assert [(s["kernel"], s["line"]) for s in run["selections"]] == [("exllama", 2)]
+    assert [(s["kernel"], s["line"]) for s in run["selections"]] == [("ExLlama v1", 2)]
 
 
 def test_a_tagged_or_reworded_swap_is_read(tmp_path):

@@ -106,3 +106,12 @@ def test_no_kernel_is_inferred_for_a_build_older_than_the_ladder(tmp_path):
     assert run["selections"] == []
     assert "CUDA_USE_TENSOR_CORES: yes" in run["config"]["extra"]["walk_skipped"]
     assert "cuBLAS FP16 GEMM" in run["config"]["extra"]["walk_skipped"]
+
+
+def test_the_html_report_shows_the_same_rows():
+    out = CliRunner().invoke(cli, ["scan", "--format", "html", str(FIX / "llamacpp-209.log")],
+                             catch_exceptions=False).stdout
+    assert "<td>switches</td><td>FORCE_MMQ=no USE_TENSOR_CORES=yes</td>" in out
+    out = CliRunner().invoke(cli, ["scan", "--format", "html", str(FIX / "llamacpp-223.log")],
+                             catch_exceptions=False).stdout
+    assert "<td>devices</td><td>4 ROCm: 0: AMD Instinct MI100 (gfx908)" in out

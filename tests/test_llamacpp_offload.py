@@ -62,7 +62,12 @@ def test_a_partial_offload_is_a_fact_and_keeps_the_gpu_walk(tmp_path):
     assert run["config"]["extra"]["offloaded_layers"] == "20/33"
     assert run["engine"]["platform"] == "CUDA"
     assert not [f for f in run["findings"] if f["rule"].startswith("llamacpp.offload")]
-    assert [s["kernel"] for s in run["selections"] if not s["observed"]]  # the inferred MMQ rung stays
+    # #6787's build prints 'CUDA_USE_TENSOR_CORES: yes': it ran cuBLAS above a batch of 32, not the
+    # shipped ladder's MMQ at every batch (tests/test_llamacpp_devices.py), so its walk is skipped for that
+    assert "CUDA_USE_TENSOR_CORES" in run["config"]["extra"]["walk_skipped"]
+    text = _probe(tmp_path, "20/33").read_text(encoding="utf-8").replace("ggml_cuda_init: CUDA_USE_TENSOR_CORES: yes\n", "")
+    (run,) = scan_json(write_log(tmp_path, text))["runs"]  # without it: the inferred MMQ rung stays
+    assert [s["kernel"] for s in run["selections"] if not s["observed"]]
 
 
 def test_the_offload_line_of_other_releases_is_read(tmp_path):

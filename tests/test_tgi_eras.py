@@ -126,11 +126,29 @@ def test_a_real_3_0_1_log_is_read_against_the_2_4_0_era():
     assert "carried from 2.4.0" in TGI.ladders["3.0.1"].source
 
 
-@pytest.mark.parametrize("name", ["tgi-159", "tgi-102"])
-def test_a_log_with_no_release_says_so_and_names_its_ladder(name):
-    e = one_run(name)["engine"]
+def _tgi_102_v2(tmp_path) -> dict:
+    """tgi-102 (real, Sept 2023) in the 1.2+ wording of its line: 'Using exllama kernels v2' (utils/
+    weights.py v1.2.0 -> layers/gptq v3.3.7 print the version; 0.9.4-1.1.1 printed none)."""
+    from tests.conftest import FIXTURES
+
+    text = (FIXTURES / "tgi" / "tgi-102.log").read_text(encoding="utf-8")
+    assert "Using exllama kernels\n" in text
+    (run,) = scan_json(write_log(tmp_path, text.replace("Using exllama kernels\n", "Using exllama kernels v2\n")))["runs"]
+    return run
+
+
+@pytest.mark.parametrize("name", ["tgi-159", "tgi-102-v2"])
+def test_a_log_with_no_release_says_so_and_names_its_ladder(name, tmp_path):
+    e = (_tgi_102_v2(tmp_path) if name == "tgi-102-v2" else one_run(name))["engine"]
     assert e["version"] is None and e["version_source"] == "unknown" and e["ladder_version"] == "3.3.7"
     assert e["version_evidence"].startswith("release not logged, so read against the TGI 3.3.7 ladders")
+
+
+def test_the_unversioned_exllama_line_dates_the_log_before_1_2():
+    # tgi-102 as printed: 'Using exllama kernels' (utils/weights.py v0.9.4-v1.1.1, no version)
+    e = one_run("tgi-102")["engine"]
+    assert e["version_source"] == "inferred" and e["release_range"] == ["0.9.4", "1.1.1"]
+    assert e["ladder_version"] is None
 
 
 @pytest.mark.parametrize("name, release", [("tgi-155", "0.9"), ("tgi-145", "1.3.0")])
@@ -146,10 +164,11 @@ def test_a_release_outside_every_era_is_read_against_none(name, release):
     assert f"ladders  none shipped for tgi {release}" in out
 
 
-def test_an_unlogged_release_names_where_the_rung_sits_in_other_eras():
-    # tgi-102 (real, 'Using exllama kernels v2', no release): 2/3 on the newest ladder, but 1/2 in
-    # 2.0.x (no GPTQ-Marlin yet); the report names both instead of the newest only
-    (sel,) = one_run("tgi-102")["selections"]
+def test_an_unlogged_release_names_where_the_rung_sits_in_other_eras(tmp_path):
+    # tgi-102 in the 1.2+ wording ('Using exllama kernels v2', no release): 2/3 on the newest ladder,
+    # but 1/2 in 2.0.x (no GPTQ-Marlin yet); the report names both instead of the newest only
+    (sel,) = _tgi_102_v2(tmp_path)["selections"]
+    assert sel["kernel"] == "ExLlama v2"
     assert (sel["ladder"]["rung"], sel["ladder"]["rungs"], sel["ladder"]["holds_in"]) == (2, 3, "2.1.0–3.3.7")
     assert [(x["releases"], x["rung"], x["rungs"]) for x in sel["ladder"]["elsewhere"]] == [("2.0.0–2.0.4", 1, 2)]
 

@@ -25,7 +25,7 @@ from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
 from .ambiguity import ambiguous_moe
 from .trust import judge, remedy_applies, unexplained, unread_lines
-from .targets import event_target, family_of, placeable, unplaced
+from .targets import SHOWN_FACTS, event_target, family_of, placeable, stated_fact, unplaced
 from .failhead import describe, ladder_names
 from .frames import corroborate
 from .uncaught import seen_in_traceback
@@ -128,6 +128,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
 
     known, origin = run_machine(ctx, run, pack)
     off = run_checks.disabled_kernels(run)  # rungs the log's own switch disabled
+    shown = SHOWN_FACTS | set(pack.meta.kernel_facts)  # facts the report shows (targets.stated_fact)
     for ev in run.events:
         cr, rule_pack = ctx.rules[ev.rule]
         r = cr.rule
@@ -139,9 +140,9 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
         sel_family: Optional[str] = None  # the family of the selection this line names, if any
         cost: Optional[CostClass] = None
         placed_family = None  # an event's named target a ladder holds: the registry's family
-        if not r.family and not r.finding and not r.sets and not r.frame:  # an event, not a selection, run fact or frame
+        if not r.family and not r.finding and not r.frame:  # an event or run fact, not a selection or frame
             tgt = event_target(ctx.packs.lexicon, ev)
-            if tgt is not None:
+            if tgt is not None and not stated_fact(tgt[0], r.sets, g, shown):
                 tname = normalise(tgt[0]) or tgt[0]
                 # placed only where one registry holds the name itself: a bare 'Marlin' is a rung
                 # of several, and which one the line means it does not say

@@ -194,6 +194,20 @@ def set_compiled_builds(machine, run: RunState, pack: Pack) -> None:
                                        if any(lo <= c < hi for c in compiled))
 
 
+def walk_doubt(run: RunState, w) -> Optional[str]:
+    """Why the ``[[walk]]`` ``w`` is not certain for this run, None when nothing says so: devices of
+    different archs (``devices_mixed``: the walk is for one machine, and each device takes its own
+    path), or a fact of the walk's ``unless_facts`` the log states."""
+    extra = run.config.extra
+    if extra.get("devices_mixed"):
+        return (f"the log names devices of different archs ({extra['devices_mixed']}); the engine picks "
+                f"the path per device, so the first device's GPU does not stand for every layer")
+    for key, why in w.unless_facts.items():
+        if extra.get(key):
+            return f"the log states {key}: {extra[key]}; {why}"
+    return None
+
+
 def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selection]) -> list[Selection]:
     """Pack ``[[walk]]``: the kernel of an unlogged layer family, from a certain ladder walk (inferred)."""
     if not pack.meta.walk or not run.config.quantization:
@@ -214,6 +228,10 @@ def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selecti
             run.config.extra.setdefault("walk_skipped", (
                 f"{pack.engine} does not log its matmul path, and the log names no platform (no device or "
                 f"offload line): no kernel is inferred for {w.family} from the GPU alone"))
+            continue
+        why = walk_doubt(run, w)
+        if why:
+            run.config.extra.setdefault("walk_skipped", f"no kernel is inferred for {w.family}: {why}")
             continue
         try:
             res = walk(ctx.packs, pack.engine, w.scheme, machine)

@@ -273,5 +273,25 @@ def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSp
             elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len") \
                     or (key == "cli" and cli is not None and k in cli.names.values()):
                 c.extra.setdefault(k, v)  # a backend asked for; a pack-named flag's field (pack.cli names)
+    elif key in LISTED_FACTS:
+        listed_fact(c.extra, key, value)
     else:
         c.extra.setdefault(key, value)
+
+
+#: run facts every line adds to (``config.extra``, "; "-joined, in log order, a repeat once, at most
+#: 64): a device probe's list (llama.cpp's ggml_cuda_init 'Device N: ...' lines), where the first
+#: device is only the run's ``gpu``
+LISTED_FACTS = ("devices", "device_arch")
+
+
+def listed_fact(extra: dict, key: str, value: str) -> None:
+    """Add ``value`` to the list fact ``key`` (``LISTED_FACTS``); a ``device_arch`` list of more than
+    one arch sets ``devices_mixed`` (the archs): the first device's GPU then does not stand for all."""
+    have = [v for v in (extra.get(key) or "").split("; ") if v]
+    if value in have or len(have) >= 64:
+        return
+    have.append(value)
+    extra[key] = "; ".join(have)
+    if key == "device_arch" and len(have) > 1:
+        extra["devices_mixed"] = ", ".join(have)

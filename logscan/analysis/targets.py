@@ -22,6 +22,7 @@ import regex
 
 from ..models import Event, Unexplained
 from .lexicon import normalise
+from .runstate import fill
 
 #: family words of a registry kind (``Registry.kind``); other kinds (if-chains, attention) are not placed
 _FAMILY = {"linear": "linear", "moe": "MoE"}
@@ -71,6 +72,22 @@ def event_target(lexicon, ev: Event) -> Optional[tuple[str, str]]:
     except TimeoutError:
         return None  # no target read in the time a line may take: nothing claimed
     return (t.group(0), "'to'") if t is not None else None
+
+
+#: run facts every report shows (the text report's ``config`` line); a pack's ``[kernel_facts]`` add theirs
+SHOWN_FACTS = frozenset({"model", "quantization", "dtype", "kv_cache_dtype", "gpu"})
+
+
+def stated_fact(kernel: str, sets: dict[str, str], groups: dict[str, str], shown=SHOWN_FACTS) -> bool:
+    """Whether a run-fact rule (``sets``) states the named ``kernel`` itself as the value of a fact the
+    report shows (``shown``: ``SHOWN_FACTS`` and the engine pack's ``kernel_facts``). vLLM's 'The
+    model is convertible to gptq_marlin during runtime. Using gptq_marlin kernel.' sets
+    ``quantization = gptq_marlin``: the name reaches the report as the method. A fact rule whose line
+    names a kernel as its choice and shows it in no fact swallowed it: not understood."""
+    if not sets:
+        return False
+    k = normalise(kernel).lower()
+    return any(k and key in shown and k == normalise(fill(t, groups)).lower() for key, t in sets.items())
 
 
 #: a name that says which rung it is: a class name (a lower-case letter, then a capital:

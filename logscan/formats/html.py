@@ -16,7 +16,7 @@ from html import escape
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report, Run, Selection
-from .text import PARALLEL_SHOWN, RUN_NOTES, selection_mark
+from .text import PARALLEL_SHOWN, RUN_NOTES, fact_rows, selection_mark
 
 if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
@@ -131,6 +131,7 @@ def _run(run: Run) -> list[str]:
                                              *((k, c.extra.get(k)) for k in PARALLEL_SHOWN), ("gpu", c.gpu)) if v)
     if facts:
         rows.append(("config", facts))
+    rows += fact_rows(run)
     rows += [(label, c.extra[key][:400]) for key, label in RUN_NOTES if c.extra.get(key)]
     out = [f'<section class="run" id="run-{run.index + 1}"><h2>Run {run.index + 1}</h2><table class="hdr">']
     out += [f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows]

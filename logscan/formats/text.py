@@ -84,6 +84,44 @@ def _title(engine: str) -> str:
     return (pack.meta.pack.title if pack is not None else "") or engine
 
 
+def _grouped(devices: str) -> str:
+    """``0: A; 1: A; 2: B`` -> ``0-1: A; 2: B``: runs of consecutive devices that print alike, joined."""
+    out: list[list] = []  #: [first index, last index, description]
+    for entry in devices.split("; "):
+        idx, _, desc = entry.partition(": ")
+        if out and desc == out[-1][2] and idx.isdigit() and out[-1][1].isdigit() and int(idx) == int(out[-1][1]) + 1:
+            out[-1][1] = idx
+        else:
+            out.append([idx, idx, desc])
+    return "; ".join(f"{a}{'-' + b if b != a else ''}: {d}" for a, b, d in out)
+
+
+def fact_rows(run: Run) -> list[tuple[str, str]]:
+    """The run's ``devices`` line (when the log lists more than one device: ``config.extra``
+    ``devices``, with ``devices_mixed``) and ``switches`` line (the facts its engine's pack names in
+    ``[kernel_facts]``: build switches, a process-wide kernel version), as (label, text); each
+    text cut to 400 characters. Shared by the text and HTML reports."""
+    from ..packs.loader import default_packs
+
+    extra = run.config.extra
+    rows = []
+    devs = extra.get("devices") or ""
+    if "; " in devs:
+        found = extra.get("devices_found")
+        mixed = extra.get("devices_mixed")
+        n = devs.count("; ") + 1
+        want = int(found.split()[0]) if found and found.split()[0].isdigit() else n
+        short = f" ({n} of {want} listed in the log)" if want > n else ""
+        rows.append(("devices", clip((f"{found}: " if found else "") + _grouped(devs) + short
+                                     + (f" (mixed archs: {mixed})" if mixed else ""), 400)))
+    pack = default_packs().packs.get(run.engine.name)
+    names = pack.meta.kernel_facts if pack is not None else {}
+    words = " ".join(f"{label}={extra[key]}" for key, label in names.items() if extra.get(key))
+    if words:
+        rows.append(("switches", clip(words, 400)))
+    return rows
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     """Through rich (``table.py``): plain when piped, wrapped and coloured on a terminal.
 
@@ -128,6 +166,7 @@ def _run(run: Run) -> list[str]:
                                      ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
+    out += [f"  {label:<8} {words}" for label, words in fact_rows(run)]
     for key, label in RUN_NOTES:
         if c.extra.get(key):
             out.append(f"  {label:<8} {c.extra[key][:400]}")

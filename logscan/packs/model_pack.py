@@ -232,6 +232,10 @@ class WalkInfer(_Strict):
     #: lines): for an engine whose build, not the GPU, decides the backend (llama.cpp: a CPU, Metal
     #: or Vulkan build on a machine with an RTX 4090), ``--gpu`` alone proves no GPU kernel ran
     needs_logged_platform: bool = False
+    #: run facts (``config.extra`` keys) whose presence makes the walk uncertain -> why, said in
+    #: the run's ``walk_skipped`` note: a line dating a build older than the shipped ladder's
+    #: dispatch (llama.cpp's ``CUDA_USE_TENSOR_CORES``: cuBLAS above a batch of 32, not MMQ)
+    unless_facts: dict[str, str] = _field(default_factory=dict)
 
 
 @strict
@@ -317,6 +321,10 @@ class PackFile(_Strict):
     pack: PackMeta
     arch_check: Optional[ArchCheck] = None
     walk: list[WalkInfer] = _field(default_factory=list)
+    #: run facts (``config.extra`` keys) that decide a kernel path without being a selection (a
+    #: build switch, a process-wide kernel version) -> the label the text and HTML reports show
+    #: them under, in this order (their ``switches`` line)
+    kernel_facts: dict[str, str] = _field(default_factory=dict)
     name_cost: list[NameCost] = _field(default_factory=list)
     faster_method: list[FasterMethod] = _field(default_factory=list)
     platform_hint: list[PlatformHint] = _field(default_factory=list)

@@ -252,18 +252,19 @@ class Analyzer:
         return engine, sure, chatter_of, takes, bool(closes)
 
     def splits(self, ev: Event, prefix_engine: Optional[str] = None, context_engine: Optional[str] = None,
-               held: Optional[tuple[Event, tuple]] = None) -> bool:
+               held: Optional[tuple[Event, tuple]] = None, closes_only: bool = False) -> bool:
         """Whether feeding ``ev`` (with its ``Matcher.engine_hint``) would close the open run (or give
         a run no line named the engine of ``ev``), without feeding it. The pipeline asks before it feeds an event while the matcher still holds a
         multi-line event open (``held``: that event and its hint): that one began before ``ev`` and
         goes to the run it began in, so it is emitted first when ``ev`` ends that run. With no run
         open, the run ``held`` would open is the one asked about (docs/run-splitting.md, "Held
-        lines at a run boundary")."""
+        lines at a run boundary"). ``closes_only``: whether it ends the open run, not whether it
+        renames it."""
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
         if run is None and held is not None:
-            run = self._opened_by(*held)
+            run = boundary.opened_by(self, *held)
         if run is None or r.kind == "unread":
             return False
         if r.kind == "identity":  # ``_identify``: only another source's identity line closes the run
@@ -275,22 +276,23 @@ class Analyzer:
             return False
         engine, sure = self._engine_sure(ev, r, pack, prefix_engine, context_engine, run)
         _, _, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
+        if closes_only:
+            return closes
         return closes or takes or chatter_of is not None  # ends the run, or gives it another engine
 
-    def _opened_by(self, ev: Event, hint: tuple) -> Optional[RunState]:
-        """A scratch copy of the run that feeding ``ev`` would open when no run is open (None for an
-        event that opens none); nothing of the analyzer changes."""
-        cr, pack = self.rules[ev.rule]
-        r = cr.rule
-        if r.kind in ("identity", "unread", "progress") or (r.kind in ("uncaught", "ready") and not hint[0]):
-            return None
-        engine, sure = self._engine_sure(ev, r, pack, hint[0], hint[1], None)
-        run = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.end_line or ev.line,
-                       engine=engine, engine_sure=sure, started=r.starts_run,
-                       start_line=ev.line if r.starts_run else None, events=[ev])
-        note(run, ev, self._shared)
-        set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
-        return run
+    def cut(self) -> Iterator[Run]:
+        """Close the open run before the next event, which a later event of its own line ends
+        (``Pipeline``: one line's events are one run's). A launch command held (``feed``) goes to
+        the run that comes next, as when the ending event is fed (``carried``)."""
+        held, self._command = self._command, None
+        if self._run is not None:
+            if held is not None:
+                self._run.last_line = min(self._run.last_line, max(held[0].line - 1, self._run.first_line))
+            yield self._close(self._run)
+            self._run = None
+        if held is not None:
+            self.carried = held[0]
+            yield from self._feed(*held)
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:
         """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.

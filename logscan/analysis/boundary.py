@@ -7,9 +7,11 @@ the packs.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ..models import Event
-from .newstart import once_per_start, other_process, repeated_start
-from .runstate import RunState
+from .newstart import note, once_per_start, other_process, repeated_start
+from .runstate import RunState, set_facts
 
 
 def has_substance(run: RunState, since_start: bool = True) -> bool:
@@ -43,3 +45,20 @@ def ended(run: RunState) -> bool:
     """The run, opened by no start marker, already holds a failure or a sign the server was up:
     a start marker now is a restart (its own start can fail again), not this run's banner."""
     return any(e.kind in ("uncaught", "start_failure", "ready") for e in run.events)
+
+
+def opened_by(analyzer, ev: Event, hint: tuple) -> Optional[RunState]:
+    """A scratch copy of the run that feeding ``ev`` (with its engine ``hint``) to ``analyzer`` would
+    open when no run is open (None for an event that opens none); nothing of the analyzer changes
+    (``Analyzer.splits`` asks about it for a held multi-line event)."""
+    cr, pack = analyzer.rules[ev.rule]
+    r = cr.rule
+    if r.kind in ("identity", "unread", "progress") or (r.kind in ("uncaught", "ready") and not hint[0]):
+        return None
+    engine, sure = analyzer._engine_sure(ev, r, pack, hint[0], hint[1], None)
+    run = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.end_line or ev.line,
+                   engine=engine, engine_sure=sure, started=r.starts_run,
+                   start_line=ev.line if r.starts_run else None, events=[ev])
+    note(run, ev, analyzer._shared)
+    set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
+    return run

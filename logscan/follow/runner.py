@@ -155,6 +155,12 @@ class Follower:
                 for k, v in dict(saved.get("reported", {})).items():
                     s.reported[int(k)] = set(v)
                 s.held_failure = saved.get("held_failure") is True  # reported at the first quiet poll
+                if fold_enabled():
+                    s.repeats = Repeats()
+                    try:
+                        s.repeats.restore(saved.get("repeats") or [])  # the counts go on (exactly once)
+                    except ValueError as exc:
+                        self._note(f"crash-loop counts of {key} ignored ({str(exc)[:200]}); its next repeat is printed in full")
                 tail.resume(pos)
                 s.ck = (pos, s.line, s.pipe.checkpoint())
                 if self.metrics:
@@ -169,7 +175,7 @@ class Follower:
                 tail = FileTail(key)
                 tail.read_rotated_first()
                 s = Stream(key, tail, self.packs, self._labels(key))
-        if fold_enabled():
+        if fold_enabled() and s.repeats is None:
             s.repeats = Repeats()
         self.streams[key] = s
 

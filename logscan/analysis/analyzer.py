@@ -79,6 +79,9 @@ class Analyzer:
         #: that command when it went to the run the next event opened (``Pipeline`` keeps it with
         #: the new run's events for a checkpoint; it resets it)
         self.carried: Optional[Event] = None
+        #: the last identity line that named a run: (line, run, its naming before), undone when a
+        #: launch command of that line goes to the next run (``boundary.unname``)
+        self._named: Optional[tuple] = None
 
     # -- feeding -------------------------------------------------------------------------
     def feed(self, ev: Event, prefix_engine: Optional[str] = None,
@@ -89,26 +92,33 @@ class Analyzer:
         engine's line prefix it carried, or followed); None when unknown.
 
         A launch command (a rule that ``sets`` ``cli``: ``vllm serve X ...``) after the open run
-        failed or came up is held until the next event: when that one begins a new run (a banner,
-        another process), the command is the new run's first line, else the ended run's
-        (docs/run-splitting.md, "A launch command after a failure").
+        failed, came up or said something is held until the next event: when that one begins a new
+        run (``boundary.command_opens``), the command is the new run's first line, else the old
+        run's (docs/run-splitting.md, "A launch command after a failure").
         """
-        r = self.rules[ev.rule][0].rule
-        held = self._command
+        r, pack = self.rules[ev.rule][0].rule, self.rules[ev.rule][1]
+        held, run = self._command, self._run
         if held is not None and r.kind not in ("identity", "unread"):
             self._command = None
-            if self.splits(ev, prefix_engine, context_engine) and self._run is not None:
+            if run is not None and boundary.command_opens(self, run, held[0], ev, prefix_engine or pack.engine,
+                                                          lambda: self.splits(ev, prefix_engine, context_engine)):
                 # the ended run's span stops before the command (its line's identity events too)
-                self._run.last_line = min(self._run.last_line, max(held[0].line - 1, self._run.first_line))
-                yield self._close(self._run)
+                run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line))
+                boundary.unname(run, self._named, held[0].line)
+                yield self._close(run)
                 self._run, self.carried = None, held[0]  # the command opens the new run
-            yield from self._feed(*held)
+            for out in self._feed(*held):  # it ends the run itself (another model): it opens the next
+                self.carried = held[0]
+                yield out
         run = self._run
         if ("cli" in r.sets and r.kind == "config" and run is not None and run.source == ev.source
-                and boundary.ended(run) and all(ev.line > (e.end_line or e.line) for e in run.events)):
+                and (boundary.ended(run) or boundary.has_substance(run, since_start=False))
+                and all(ev.line > (e.end_line or e.line) for e in run.events)):
             self._command = (ev, prefix_engine, context_engine)
             return
-        yield from self._feed(ev, prefix_engine, context_engine)
+        for out in self._feed(ev, prefix_engine, context_engine):
+            self.carried = None  # the run the command opened ended too: the next is this event's alone
+            yield out
 
     def _feed(self, ev: Event, prefix_engine: Optional[str] = None,
               context_engine: Optional[str] = None) -> Iterator[Run]:
@@ -284,12 +294,10 @@ class Analyzer:
         """Close the open run before the next event, which a later event of its own line ends
         (``Pipeline``: one line's events are one run's). A launch command held (``feed``) goes to
         the run that comes next, as when the ending event is fed (``carried``)."""
-        held, self._command = self._command, None
-        if self._run is not None:
-            if held is not None:
-                self._run.last_line = min(self._run.last_line, max(held[0].line - 1, self._run.first_line))
-            yield self._close(self._run)
-            self._run = None
+        held, self._command, run, self._run = self._command, None, self._run, None
+        if run is not None:
+            run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line)) if held else run.last_line
+            yield self._close(run)
         if held is not None:
             self.carried = held[0]
             yield from self._feed(*held)
@@ -323,6 +331,7 @@ class Analyzer:
             self._count += 1
             run.unread.extend(self._unread.pop(ev.source, ()))
         if not run.engine_sure:
+            self._named = (ev.line, run, (run.engine, run.engine_sure, run.identified_by, run.library_identity))
             run.engine, run.engine_sure, run.identified_by = pack.engine, True, why
             run.library_identity = library
         elif run.library_identity and run.engine == pack.engine and not library:

@@ -14,13 +14,17 @@ from .newstart import note, once_per_start, other_process, repeated_start
 from .runstate import RunState, set_facts
 
 
+#: kinds of the lines a start logs as it begins (``command_opens``; ``has_substance`` ignores them)
+START_KINDS = ("version", "config", "platform", "run_start", "progress")
+
+
 def has_substance(run: RunState, since_start: bool = True) -> bool:
     """The run said something since its start marker (a banner, args and config lines of one
     start are one run; an import warning printed before the banner does not split it; other
     start markers are not "something": TGI's 'Sharding model', 'Starting download process.'
     and one 'Starting shard rank=N' per rank are one launch, tgi-108)."""
     since = run.start_line if run.start_line is not None and since_start else 0
-    return any(e.kind not in ("version", "config", "platform", "run_start", "progress") and e.line >= since
+    return any(e.kind not in START_KINDS and e.line >= since
                for e in run.events)
 
 
@@ -62,3 +66,32 @@ def opened_by(analyzer, ev: Event, hint: tuple) -> Optional[RunState]:
     note(run, ev, analyzer._shared)
     set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
     return run
+
+
+def command_opens(analyzer, run: RunState, command: Event, ev: Event, engine: str, splits) -> bool:
+    """Whether a launch command held after ``run`` (``Analyzer.feed``) is the first line of the run
+    ``ev`` (of ``engine``: its prefix's, else its rule's) goes on: after a run that failed or came
+    up, when ``ev`` begins a new run (``splits()``); after a run that said something but neither,
+    when ``ev`` is a line of the command's engine that begins a start: a start marker, a version,
+    config, platform or progress line, or a line of a process (a pid): the second of two logs
+    catted, its command, then its start's lines. Not when ``ev`` is another engine's: then the
+    command was pasted after the run it ran (vllm-298, sglang-299) and another log follows; nor a
+    kernel or finding line with no pid (sglang-299's command, then sglang-292's MoE config lines:
+    an excerpt that may go on with the same run)."""
+    if engine != analyzer.rules[command.rule][1].engine:
+        return False
+    if ended(run):
+        return splits()
+    r = analyzer.rules[ev.rule][0].rule
+    return bool(r.starts_run or r.names_engine or r.kind in START_KINDS or ev.pid is not None)
+
+
+def unname(run: RunState, named: Optional[tuple], line: int) -> None:
+    """Undo the naming of ``run``'s engine by an identity event (``named``: ``Analyzer._named``)
+    after the run's last event and up to line ``line``, whose launch command goes to the next run:
+    the command's own line (``vllm serve`` is an identity event too) and its preamble (vllm-267's
+    ``export VLLM_...`` lines before its command)."""
+    last = max((e.end_line or e.line for e in run.events), default=run.first_line - 1)
+    if named is not None and named[1] is run and last < named[0] <= line:
+        run.engine, run.engine_sure, run.identified_by, run.library_identity = named[2]
+        run.last_line = min(run.last_line, max(last, run.first_line))  # the preamble is not its span

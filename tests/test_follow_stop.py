@@ -102,7 +102,9 @@ def test_a_failure_held_at_the_signal_is_printed_then_and_not_after_the_restart(
     try:
         assert _wait(state.exists), first.err.read_text()  # the follower polls
         writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(log), str(FIX / "vllm" / "vllm-020.log"), str(stop)])
-        assert _wait(lambda: first.stream_state().get("held_failure") is True), first.stream_state()
+        # (or printed already: a writer stalled a whole poll on a loaded machine, a quiet poll came)
+        assert _wait(lambda: first.stream_state().get("held_failure") is True
+                     or '"start_failure"' in first.out.read_text()), first.stream_state()
         out1 = first.stop(sig)
         stop.touch()
         assert writer.wait(timeout=WAIT) == 0

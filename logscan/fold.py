@@ -29,9 +29,16 @@ LINE_KEYS = frozenset(("line", "first_line", "last_line", "cause_line", "traceba
 #: (a memory figure, a time, a line number) are not compared. Every other string is exact.
 TEXT_KEYS = frozenset(("evidence", "reasons", "message", "headline", "cause", "why", "failing_kernel_why",
                        "version_evidence", "platform_evidence", "identified_by", "reasoning"))
+#: Of those, the keys that hold only the log's own text (a line, an exception line): a log never
+#: numbers its own lines, so in the exact key their numbers are compared as they are. The others
+#: are logscan's words ('line 37 carries the vLLM line prefix') that may quote the log.
+LOG_TEXT_KEYS = frozenset(("evidence", "cause", "message"))
 _NUM = re.compile(r"\d+(?:\.\d+)?")
-#: a line number a text names ('line 37', 'lines 12-'), made relative in the exact key
-_LINE_NO = re.compile(r"\blines? (\d+)\b")
+#: a line number logscan's words name ('line 37', 'lines 12-'), made relative in the exact key; not
+#: a source line of a quoted traceback frame (CPython's and C++'s ``File "x.py", line 92, in f``)
+#: nor a parser's position (``Expecting value: line 1 column 1``): the log's own numbers, which
+#: made a repeat whose span held 92 differ from the first copy (vllm-020 catted 300 times)
+_LINE_NO = re.compile(r'(?<!", )\blines? (\d+)\b(?!,? col)')
 
 
 def enabled() -> bool:
@@ -51,6 +58,8 @@ def _norm(v, key: str, span: tuple[int, int], exact: bool):
     if key in LINE_KEYS and isinstance(v, int) and not isinstance(v, bool):
         return v - span[0]
     if key in TEXT_KEYS and isinstance(v, str):
+        if exact and key in LOG_TEXT_KEYS:
+            return v
         if exact:
             def rel(m: re.Match) -> str:
                 n = int(m.group(1))

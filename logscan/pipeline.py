@@ -136,11 +136,42 @@ class Pipeline:
         except _SKIP:  # the event itself will be a counted skip (``_events``)
             return False
 
+    def _line_ends_run(self, events: list[Event], i: int) -> bool:
+        """Whether a later event of the line of ``events[i]`` (its first) ends the open run while
+        it does not: one line's events are one run's, so the run is closed before the first of them
+        (a copy's first traceback frame is an identity and an uncaught event: the identity went to
+        the run before, vllm-116 catted twice)."""
+        ev = events[i]
+        if i and events[i - 1].line == ev.line:
+            return False
+        rest = [e for e in events[i + 1:] if e.line == ev.line and e.source == ev.source]
+        if not rest:
+            return False
+        try:
+            if self.analyzer.splits(ev, *self.matcher.engine_hint(ev, keep=True), closes_only=True):
+                return False
+            return any(self.analyzer.splits(e, *self.matcher.engine_hint(e, keep=True), closes_only=True)
+                       for e in rest)
+        except _SKIP:  # the event itself will be a counted skip (``_events``)
+            return False
+
+    def _cut(self) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
+        runs = list(self.analyzer.cut())
+        keep, self.analyzer.carried = self.analyzer.carried, None
+        self._open = [x for x in self._open if x[0] is keep] if keep is not None else []
+        for run in runs:
+            yield None, run
+
     def _events(self, events: Iterable[Event]) -> Iterator[tuple[Optional[Event], Optional[Run]]]:
-        for ev in events:
+        events = list(events)
+        for i, ev in enumerate(events):
+            cut = self._line_ends_run(events, i)
             hint = self.matcher.engine_hint(ev)
-            if self._held_first(ev, hint):
+            held = self.matcher.held
+            if (cut and held is not None and held.line < ev.line) or self._held_first(ev, hint):
                 yield from self._events(self.matcher.flush())
+            if cut:
+                yield from self._cut()
             if ev.kind != "unread":  # a kernel sentence no rule read: its run's "not understood" entry only
                 yield ev, None
             try:

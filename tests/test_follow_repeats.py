@@ -104,22 +104,25 @@ def test_representatives_are_bounded():
 
 
 
-def test_a_run_that_printed_nothing_repeats_without_a_line():
+def test_a_run_that_printed_nothing_repeats_without_a_line(tmp_path):
     """A run that reported no record (runtime noise that opened a run) folds its repeats but
     prints no ``repeated`` line: a count of nothing printed is noise (it made follow's output
     differ with the prefilter on and off, tests/test_follow_prefilter.py). A run that printed a
     record still gets its line."""
     from logscan.pipeline import scan_inputs
 
-    run = scan_inputs([str(FIX / "vllm" / "vllm-020.log")], fold=False).runs[0]
+    p = tmp_path / "three.log"
+    p.write_text(_text("vllm/vllm-020.log") * 3, encoding="utf-8")
+    runs = scan_inputs([str(p)], fold=False).runs  # three starts, each at its own lines
+    assert len(runs) == 3
     lines: list = []
-    BASE = {"source": "x.log", "run_line": run.first_line, "engine": "vllm"}
+    BASE = {"source": "x.log", "run_line": runs[0].first_line, "engine": "vllm"}
     silent = Repeats()
-    for i in range(3):
+    for run in runs:
         silent.filter(run.model_copy(), set(), [], True, BASE, lines.append, lambda rec: None)
     assert len(silent.reps) == 1 and next(iter(silent.reps.values())).folded.runs == 2
     assert lines == [] and silent.flush() == []
     loud = Repeats()
-    for i in range(3):
+    for i, run in enumerate(runs):
         loud.filter(run.model_copy(), {"rec"} if i == 0 else set(), [], True, BASE, lines.append, lambda rec: None)
     assert [rec.type for rec in lines] == ["repeated"] and lines[0].folded.runs == 1

@@ -108,3 +108,25 @@ def test_a_failure_held_for_the_quiet_poll_survives_a_restart_at_that_instant(pa
     h.poll_once()
     h.end_all()
     assert _failures(h.out) == []  # reported once, never again after a second restart
+
+
+def test_the_failure_waits_for_its_exception_line_to_complete(packs, tmp_path):
+    """vllm-020 ends on its exception's reason lines (a multi-line event gathering until --idle-flush):
+    a quiet poll before that printed the failed start as 'no exception line in the log (the
+    traceback ... is cut before it)'; it waits for the exception, and says what scan says."""
+    from logscan.pipeline import scan_inputs
+    from tests.conftest import FIXTURES
+
+    path = tmp_path / "engine.log"
+    path.write_bytes((FIXTURES / "vllm" / "vllm-020.log").read_bytes())
+    f, out = _follow(packs, path)
+    f.poll_once()
+    f.poll_once()  # quiet, but the exception line still gathers its reasons
+    assert _failures(out) == []
+    f.idle_flush = 0.0
+    f.poll_once()  # the idle flush ends the exception
+    f.poll_once()  # quiet: the failure
+    (rec,) = _failures(out)
+    (run,) = scan_inputs([str(path)]).runs
+    assert rec["start_failure"]["cause_line"] == run.start_failure.cause_line == 5
+    assert rec["start_failure"]["headline"] == run.start_failure.headline

@@ -79,6 +79,9 @@ class Analyzer:
         #: that command when it went to the run the next event opened (``Pipeline`` keeps it with
         #: the new run's events for a checkpoint; it resets it)
         self.carried: Optional[Event] = None
+        #: the last identity line that named a run: (line, run, its naming before), undone when a
+        #: launch command of that line goes to the next run (``boundary.unname``)
+        self._named: Optional[tuple] = None
 
     # -- feeding -------------------------------------------------------------------------
     def feed(self, ev: Event, prefix_engine: Optional[str] = None,
@@ -89,26 +92,33 @@ class Analyzer:
         engine's line prefix it carried, or followed); None when unknown.
 
         A launch command (a rule that ``sets`` ``cli``: ``vllm serve X ...``) after the open run
-        failed or came up is held until the next event: when that one begins a new run (a banner,
-        another process), the command is the new run's first line, else the ended run's
-        (docs/run-splitting.md, "A launch command after a failure").
+        failed, came up or said something is held until the next event: when that one begins a new
+        run (``boundary.command_opens``), the command is the new run's first line, else the old
+        run's (docs/run-splitting.md, "A launch command after a failure").
         """
-        r = self.rules[ev.rule][0].rule
-        held = self._command
+        r, pack = self.rules[ev.rule][0].rule, self.rules[ev.rule][1]
+        held, run = self._command, self._run
         if held is not None and r.kind not in ("identity", "unread"):
             self._command = None
-            if self.splits(ev, prefix_engine, context_engine) and self._run is not None:
+            if run is not None and boundary.command_opens(self, run, held[0], ev, prefix_engine or pack.engine,
+                                                          lambda: self.splits(ev, prefix_engine, context_engine)):
                 # the ended run's span stops before the command (its line's identity events too)
-                self._run.last_line = min(self._run.last_line, max(held[0].line - 1, self._run.first_line))
-                yield self._close(self._run)
+                run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line))
+                boundary.unname(run, self._named, held[0].line)
+                yield self._close(run)
                 self._run, self.carried = None, held[0]  # the command opens the new run
-            yield from self._feed(*held)
+            for out in self._feed(*held):  # it ends the run itself (another model): it opens the next
+                self.carried = held[0]
+                yield out
         run = self._run
         if ("cli" in r.sets and r.kind == "config" and run is not None and run.source == ev.source
-                and boundary.ended(run) and all(ev.line > (e.end_line or e.line) for e in run.events)):
+                and (boundary.ended(run) or boundary.has_substance(run, since_start=False))
+                and all(ev.line > (e.end_line or e.line) for e in run.events)):
             self._command = (ev, prefix_engine, context_engine)
             return
-        yield from self._feed(ev, prefix_engine, context_engine)
+        for out in self._feed(ev, prefix_engine, context_engine):
+            self.carried = None  # the run the command opened ended too: the next is this event's alone
+            yield out
 
     def _feed(self, ev: Event, prefix_engine: Optional[str] = None,
               context_engine: Optional[str] = None) -> Iterator[Run]:
@@ -252,18 +262,19 @@ class Analyzer:
         return engine, sure, chatter_of, takes, bool(closes)
 
     def splits(self, ev: Event, prefix_engine: Optional[str] = None, context_engine: Optional[str] = None,
-               held: Optional[tuple[Event, tuple]] = None) -> bool:
+               held: Optional[tuple[Event, tuple]] = None, closes_only: bool = False) -> bool:
         """Whether feeding ``ev`` (with its ``Matcher.engine_hint``) would close the open run (or give
         a run no line named the engine of ``ev``), without feeding it. The pipeline asks before it feeds an event while the matcher still holds a
         multi-line event open (``held``: that event and its hint): that one began before ``ev`` and
         goes to the run it began in, so it is emitted first when ``ev`` ends that run. With no run
         open, the run ``held`` would open is the one asked about (docs/run-splitting.md, "Held
-        lines at a run boundary")."""
+        lines at a run boundary"). ``closes_only``: whether it ends the open run, not whether it
+        renames it."""
         cr, pack = self.rules[ev.rule]
         r = cr.rule
         run = self._run
         if run is None and held is not None:
-            run = self._opened_by(*held)
+            run = boundary.opened_by(self, *held)
         if run is None or r.kind == "unread":
             return False
         if r.kind == "identity":  # ``_identify``: only another source's identity line closes the run
@@ -275,22 +286,21 @@ class Analyzer:
             return False
         engine, sure = self._engine_sure(ev, r, pack, prefix_engine, context_engine, run)
         _, _, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
+        if closes_only:
+            return closes
         return closes or takes or chatter_of is not None  # ends the run, or gives it another engine
 
-    def _opened_by(self, ev: Event, hint: tuple) -> Optional[RunState]:
-        """A scratch copy of the run that feeding ``ev`` would open when no run is open (None for an
-        event that opens none); nothing of the analyzer changes."""
-        cr, pack = self.rules[ev.rule]
-        r = cr.rule
-        if r.kind in ("identity", "unread", "progress") or (r.kind in ("uncaught", "ready") and not hint[0]):
-            return None
-        engine, sure = self._engine_sure(ev, r, pack, hint[0], hint[1], None)
-        run = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.end_line or ev.line,
-                       engine=engine, engine_sure=sure, started=r.starts_run,
-                       start_line=ev.line if r.starts_run else None, events=[ev])
-        note(run, ev, self._shared)
-        set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
-        return run
+    def cut(self) -> Iterator[Run]:
+        """Close the open run before the next event, which a later event of its own line ends
+        (``Pipeline``: one line's events are one run's). A launch command held (``feed``) goes to
+        the run that comes next, as when the ending event is fed (``carried``)."""
+        held, self._command, run, self._run = self._command, None, self._run, None
+        if run is not None:
+            run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line)) if held else run.last_line
+            yield self._close(run)
+        if held is not None:
+            self.carried = held[0]
+            yield from self._feed(*held)
 
     def _identify(self, ev: Event, pack: Pack, run: Optional[RunState]) -> Iterator[Run]:
         """An ``identity`` rule's event: evidence that the lines are ``pack``'s engine.
@@ -321,6 +331,7 @@ class Analyzer:
             self._count += 1
             run.unread.extend(self._unread.pop(ev.source, ()))
         if not run.engine_sure:
+            self._named = (ev.line, run, (run.engine, run.engine_sure, run.identified_by, run.library_identity))
             run.engine, run.engine_sure, run.identified_by = pack.engine, True, why
             run.library_identity = library
         elif run.library_identity and run.engine == pack.engine and not library:

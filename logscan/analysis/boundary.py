@@ -7,9 +7,15 @@ the packs.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ..models import Event
-from .newstart import once_per_start, other_process, repeated_start
-from .runstate import RunState
+from .newstart import note, once_per_start, other_process, repeated_start
+from .runstate import RunState, set_facts
+
+
+#: kinds of the lines a start logs as it begins (``command_opens``; ``has_substance`` ignores them)
+START_KINDS = ("version", "config", "platform", "run_start", "progress")
 
 
 def has_substance(run: RunState, since_start: bool = True) -> bool:
@@ -18,7 +24,7 @@ def has_substance(run: RunState, since_start: bool = True) -> bool:
     start markers are not "something": TGI's 'Sharding model', 'Starting download process.'
     and one 'Starting shard rank=N' per rank are one launch, tgi-108)."""
     since = run.start_line if run.start_line is not None and since_start else 0
-    return any(e.kind not in ("version", "config", "platform", "run_start", "progress") and e.line >= since
+    return any(e.kind not in START_KINDS and e.line >= since
                for e in run.events)
 
 
@@ -43,3 +49,49 @@ def ended(run: RunState) -> bool:
     """The run, opened by no start marker, already holds a failure or a sign the server was up:
     a start marker now is a restart (its own start can fail again), not this run's banner."""
     return any(e.kind in ("uncaught", "start_failure", "ready") for e in run.events)
+
+
+def opened_by(analyzer, ev: Event, hint: tuple) -> Optional[RunState]:
+    """A scratch copy of the run that feeding ``ev`` (with its engine ``hint``) to ``analyzer`` would
+    open when no run is open (None for an event that opens none); nothing of the analyzer changes
+    (``Analyzer.splits`` asks about it for a held multi-line event)."""
+    cr, pack = analyzer.rules[ev.rule]
+    r = cr.rule
+    if r.kind in ("identity", "unread", "progress") or (r.kind in ("uncaught", "ready") and not hint[0]):
+        return None
+    engine, sure = analyzer._engine_sure(ev, r, pack, hint[0], hint[1], None)
+    run = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.end_line or ev.line,
+                   engine=engine, engine_sure=sure, started=r.starts_run,
+                   start_line=ev.line if r.starts_run else None, events=[ev])
+    note(run, ev, analyzer._shared)
+    set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
+    return run
+
+
+def command_opens(analyzer, run: RunState, command: Event, ev: Event, engine: str, splits) -> bool:
+    """Whether a launch command held after ``run`` (``Analyzer.feed``) is the first line of the run
+    ``ev`` (of ``engine``: its prefix's, else its rule's) goes on: after a run that failed or came
+    up, when ``ev`` begins a new run (``splits()``); after a run that said something but neither,
+    when ``ev`` is a line of the command's engine that begins a start: a start marker, a version,
+    config, platform or progress line, or a line of a process (a pid): the second of two logs
+    catted, its command, then its start's lines. Not when ``ev`` is another engine's: then the
+    command was pasted after the run it ran (vllm-298, sglang-299) and another log follows; nor a
+    kernel or finding line with no pid (sglang-299's command, then sglang-292's MoE config lines:
+    an excerpt that may go on with the same run)."""
+    if engine != analyzer.rules[command.rule][1].engine:
+        return False
+    if ended(run):
+        return splits()
+    r = analyzer.rules[ev.rule][0].rule
+    return bool(r.starts_run or r.names_engine or r.kind in START_KINDS or ev.pid is not None)
+
+
+def unname(run: RunState, named: Optional[tuple], line: int) -> None:
+    """Undo the naming of ``run``'s engine by an identity event (``named``: ``Analyzer._named``)
+    after the run's last event and up to line ``line``, whose launch command goes to the next run:
+    the command's own line (``vllm serve`` is an identity event too) and its preamble (vllm-267's
+    ``export VLLM_...`` lines before its command)."""
+    last = max((e.end_line or e.line for e in run.events), default=run.first_line - 1)
+    if named is not None and named[1] is run and last < named[0] <= line:
+        run.engine, run.engine_sure, run.identified_by, run.library_identity = named[2]
+        run.last_line = min(run.last_line, max(last, run.first_line))  # the preamble is not its span

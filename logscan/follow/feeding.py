@@ -1,7 +1,8 @@
 """Feeding one followed line (or the joined records of hard-wrapped lines) through a stream's
 pipeline: the prefilter's answer for the line, the wrap detector, the unwrapper, the checkpoint
 (``Follower._feed_line`` / ``_feed_records`` call these; split from ``runner.py`` to keep it small),
-which files the inputs name now (``matches``) and a reported record's metrics (``count_record``).
+what a stream holds back printed when follow stops (``flush_at_stop``), which files the inputs name
+now (``matches``) and a reported record's metrics (``count_record``).
 """
 from __future__ import annotations
 
@@ -58,6 +59,31 @@ def feed_records(s: Stream, records, report: Report) -> None:
                     s.dirty = True
                 if run is not None:
                     report(s, run)
+
+
+def flush_at_stop(s: Stream, report: Callable[..., None], emit: Callable[[FollowRecord], None]) -> None:
+    """``logscan follow`` stops (SIGTERM/SIGINT): print what stream ``s`` holds back, as a quiet spell
+    would (``report``: ``Follower._report``; ``emit`` prints a JSON line): a multi-line message
+    still gathering lines, a failed start read from an uncaught traceback and the findings of a run
+    no line named yet (``held_failure``), and the crash loop's counts not printed yet. The checkpoint
+    stays where it was: a restart reads those lines again and rebuilds the same run, whose records
+    the state file then says were reported (exactly once). Before, such a failure was printed only
+    by the restarted follower, and not at all if it never came back. Records a crash loop's open
+    run holds as a likely repeat stay held (``follow/repeats.py``: the restart holds them again)."""
+    if s.done:
+        return
+    for ev, run in s.pipe.flush_pending():
+        if ev is not None:
+            s.dirty = True
+        if run is not None:
+            report(s, run)
+    run = s.pipe.open_run()
+    if run is not None and (s.dirty or s.held_failure):
+        s.dirty = s.held_failure = False
+        report(s, run, closed=False)
+    if s.repeats is not None:
+        for rec in s.repeats.flush():
+            emit(rec)
 
 
 #: characters that make an input a glob

@@ -21,10 +21,14 @@ for every restart.
 Memory is bounded: ``KEEP_REPS`` representatives of a few keys each, and the held records of the
 one open run. Metrics count a folded run's findings and failed start as if printed
 (``logscan_start_failures_total`` still rises per restart). ``$LOGSCAN_FOLD=0`` turns it off.
-Limits (docs/follow.md "Crash loops"): representatives are not kept in the state file (after a
-restart of follow the next repeat is printed once in full); an identical start that stays up is
-held until it closes or differs; kubelet's per-restart files (``0.log``, ``1.log``) are streams of
-their own, each printed.
+Exactly once across a restart of follow: the representatives and their counts are kept in the
+state file (``to_json`` / ``restore``), so a repeat after the restart folds into the same count,
+which goes on from where it was (a ``repeated`` line printed before the stop is not printed again
+with the same count); a run the restarted follower reads again from its checkpoint (it closed
+after the position saved) is recognised by its first line and counted, or made a representative,
+once. Limits (docs/follow.md "Crash loops"): an identical start that stays up is held until it
+closes or differs; kubelet's per-restart files (``0.log``, ``1.log``) are streams of their own,
+each printed.
 """
 from __future__ import annotations
 
@@ -47,7 +51,8 @@ MAX_HELD = 256
 
 class Rep:
     """A closed run of the stream that later runs may repeat: its fold keys, the record keys it
-    reported, the base of its JSON lines, its ``Folded`` counts and when they were last printed."""
+    reported, the base of its JSON lines (``run_line``: its first line), its ``Folded`` counts and
+    when they were last printed."""
 
     __slots__ = ("key", "exact", "record_keys", "base", "folded", "emitted", "emitted_at")
 
@@ -56,6 +61,33 @@ class Rep:
         self.folded: Optional[Folded] = None
         self.emitted = 0  #: ``folded.runs`` when its last ``repeated`` line was printed
         self.emitted_at = 0.0
+
+    def counted(self, first_line: int) -> bool:
+        """Whether the run beginning at ``first_line`` is this one or a repeat already counted in it
+        (a run read again after a restart of follow: line numbers of a stream only grow)."""
+        last = self.folded.last_first_line if self.folded is not None else None
+        return first_line == self.base.get("run_line") or (last is not None and first_line <= last)
+
+    def to_json(self) -> dict:
+        """The state file's form (``Repeats.to_json``)."""
+        out = {"key": self.key.hex(), "exact": self.exact.hex(), "records": sorted(self.record_keys),
+               "base": self.base, "emitted": self.emitted}
+        if self.folded is not None:
+            out["folded"] = self.folded.model_dump(mode="json")
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict, now: float) -> "Rep":
+        """``to_json`` read back; its last ``repeated`` line counts as printed at ``now``. Raises
+        ``ValueError`` / ``TypeError`` / ``KeyError`` on a malformed entry."""
+        base = d["base"]
+        if not isinstance(base, dict) or not isinstance(base.get("run_line"), int):
+            raise ValueError(f"bad representative base {base!r:.200}")
+        rep = cls(bytes.fromhex(d["key"]), bytes.fromhex(d["exact"]), {str(k) for k in d["records"]}, base)
+        if d.get("folded") is not None:
+            rep.folded = Folded.model_validate(d["folded"])
+        rep.emitted, rep.emitted_at = int(d.get("emitted", 0)), now
+        return rep
 
 
 class Repeats:
@@ -127,6 +159,12 @@ class Repeats:
         self.held, self.held_run = [], None
         key, exact = fold_keys(run)
         rep = self.reps.get(key)
+        if rep is not None and rep.counted(run.first_line):
+            # read again after a restart (it closed past the position saved): counted already
+            if rep.base.get("run_line") == run.first_line:
+                return held + new, [], False
+            seen.update(k for k, _ in held + new)
+            return [], [], True
         if rep is not None and not seen:
             f = rep.folded
             if f is None:
@@ -145,6 +183,21 @@ class Repeats:
         while len(self.reps) > KEEP_REPS:
             self.reps.popitem(last=False)
         return out, lines, False
+
+    def to_json(self) -> list:
+        """The representatives for the state file, oldest first (held records are not kept: the
+        restarted follower reads their lines again from its checkpoint and holds them again)."""
+        return [r.to_json() for r in self.reps.values()]
+
+    def restore(self, data: list) -> None:
+        """Take back ``to_json``'s list (a state file written before it had none: nothing). Raises
+        ``ValueError`` on a malformed one."""
+        now = time.monotonic()
+        try:
+            reps = [Rep.from_json(d, now) for d in data]
+        except (TypeError, KeyError, AttributeError) as exc:  # pydantic's ValidationError is a ValueError
+            raise ValueError(f"bad representative: {type(exc).__name__}: {str(exc)[:200]}") from None
+        self.reps = OrderedDict((r.key, r) for r in reps[-KEEP_REPS:])
 
     def _line(self, rep: Rep, now: float) -> FollowRecord:
         rep.emitted, rep.emitted_at = rep.folded.runs, now  # type: ignore[union-attr]

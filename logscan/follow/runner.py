@@ -37,7 +37,7 @@ from .statefile import STATE_VERSION, load_state, write_state
 from ..fold import enabled as fold_enabled
 from .repeats import Repeats
 from .stream import KEEP_RUNS, FollowRecord, Stream, new_records, record_base
-from .feeding import count_record, feed_line, feed_records, matches
+from .feeding import count_record, feed_line, feed_records, flush_at_stop, matches
 from .tail import FileTail, Position, StreamTail
 
 if TYPE_CHECKING:  # importing .metrics imports prometheus-client (start-up: deferred.py)
@@ -155,6 +155,12 @@ class Follower:
                 for k, v in dict(saved.get("reported", {})).items():
                     s.reported[int(k)] = set(v)
                 s.held_failure = saved.get("held_failure") is True  # reported at the first quiet poll
+                if fold_enabled():
+                    s.repeats = Repeats()
+                    try:
+                        s.repeats.restore(saved.get("repeats") or [])  # the counts go on (exactly once)
+                    except ValueError as exc:
+                        self._note(f"crash-loop counts of {key} ignored ({str(exc)[:200]}); its next repeat is printed in full")
                 tail.resume(pos)
                 s.ck = (pos, s.line, s.pipe.checkpoint())
                 if self.metrics:
@@ -169,7 +175,7 @@ class Follower:
                 tail = FileTail(key)
                 tail.read_rotated_first()
                 s = Stream(key, tail, self.packs, self._labels(key))
-        if fold_enabled():
+        if fold_enabled() and s.repeats is None:
             s.repeats = Repeats()
         self.streams[key] = s
 
@@ -314,8 +320,9 @@ class Follower:
             run = s.pipe.open_run()
             if run is not None:
                 self._report(s, run, final=False)
-        elif s.held_failure and s.stats.lines == before_lines:
-            # a poll with no new line: the traceback held back (stream.new_records) is complete
+        elif s.held_failure and s.stats.lines == before_lines and s.pipe.quiescent:
+            # a poll with no new line: the traceback held back (stream.new_records) is complete,
+            # unless its exception line still gathers lines (vllm-020's reasons: until --idle-flush)
             s.held_failure = False
             run = s.pipe.open_run()
             if run is not None:
@@ -359,7 +366,8 @@ class Follower:
         return bool(self.streams) and all(s.done for s in self.streams.values()) and self.inputs == ["-"]
 
     def run(self) -> None:
-        """Poll until ``stop`` is set (by a signal) or stdin ends; then save the state."""
+        """Poll until ``stop`` is set (by a signal) or stdin ends; then print what the streams hold
+        back (``feeding.flush_at_stop``) and save the state."""
         try:
             while not self.stop and not self.finished:
                 self.poll_once()
@@ -367,6 +375,9 @@ class Follower:
                     self.metrics = self.metrics.realise()
                 if not self.finished:
                     self.wake.wait(self.poll_interval)
+            if self.stop:
+                for s in list(self.streams.values()):
+                    flush_at_stop(s, self._report, self._emit)
         finally:
             self.save_state()
 

@@ -174,7 +174,8 @@ class Stream:
 
     def state(self) -> Optional[dict]:
         """The JSON state of this stream (None for stdin, which cannot be resumed): position, line
-        count, pipeline checkpoint, the keys reported per run, and ``held_failure`` when true."""
+        count, pipeline checkpoint, the keys reported per run, ``held_failure`` when true, and the
+        crash loop's representatives (``repeats``) when there are any."""
         pos, line, ck = self.ck
         if isinstance(self.tail, StreamTail):
             return None
@@ -183,6 +184,8 @@ class Stream:
         if self.held_failure:
             # a restart before the quiet poll must still report it there (not only at the close)
             st["held_failure"] = True
+        if self.repeats is not None and self.repeats.reps:
+            st["repeats"] = self.repeats.to_json()  # a repeat after a restart folds into the same count
         return st
 
 

@@ -19,7 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from logscan.follow.runner import Follower
@@ -69,6 +69,10 @@ STEP = st.tuples(st.integers(1, 400), st.sampled_from(["poll", "kill", "die_in_p
 
 @settings(max_examples=N, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(STEP, min_size=1, max_size=12))
+# found on main 9decbcd by a full run (follow printed a failed start at line 1179 that the whole
+# log's scan does not hold: a failure printed before its exception line had gathered); follow13's
+# held-failure wait fixes it
+@example(steps=[(160, "poll", 0), (279, "poll", 0), (317, "poll", 0), (345, "poll", 0), (93, "die_in_print", 2)])
 def test_kill_9_never_prints_a_record_twice(steps):
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -121,5 +125,6 @@ def test_kill_9_never_prints_a_record_twice(steps):
             expected |= {(run.first_line, "f", x.family, x.code) for x in run.findings}
             if run.start_failure is not None:
                 expected.add((run.first_line, "x", run.start_failure.line))
-        assert set(got) <= expected, (sorted(got), sorted(expected))
+        # the message names what follow printed that scan has not (keys hold None: sorted as text)
+        assert set(got) <= expected, (sorted(map(str, set(got) - expected)), sorted(map(str, expected)))
         assert expected - set(got) <= lost

@@ -30,6 +30,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from logscan.pipeline import scan_inputs
 from tests.conftest import ROOT, end_on_a_selection, real_logs
 from tests.helpers.log_writer import cri_records
+from tests.helpers.waiting import wait_until
 
 HARD_TIMEOUT = 60.0  # seconds for the whole scenario; each wait below has its own bound
 POD_DIR = "llm_vllm-0_0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9"
@@ -158,14 +159,6 @@ class _Rotator:
             p.unlink()
 
 
-def _wait(cond, timeout: float) -> bool:
-    """Poll ``cond`` until true or ``timeout`` seconds passed; the assertions after it say what is missing."""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def test_follow_rotations_restart_exactly_once_and_metrics(tmp_path):
@@ -200,7 +193,7 @@ def test_follow_rotations_restart_exactly_once_and_metrics(tmp_path):
         step = len(lines) // (len(kinds) + 1)
         for i, kind in enumerate(kinds):
             # rotations at fixed points of the log, however slow the machine
-            assert _wait(lambda: written() >= (i + 1) * step, 20), f"writer stalled at {written()} lines"
+            assert wait_until(lambda: written() >= (i + 1) * step, 20), f"writer stalled at {written()} lines"
             rot.rotate(kind)
             if i == 2:
                 outputs.append(first.stop())  # down across the next two rotations and a gzip
@@ -215,7 +208,7 @@ def test_follow_rotations_restart_exactly_once_and_metrics(tmp_path):
             status, text = second.get("/metrics")
             return status == 200 and len(_got([second.out.read_text()])) + len(_got(outputs)) >= len(expected)
 
-        _wait(caught_up, 20)
+        wait_until(caught_up, 20)
         status, ready = second.get("/readyz")
         assert status == 200, ready
         assert second.get("/livez")[0] == 200

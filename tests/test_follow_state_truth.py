@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from logscan.cli import cli
 from tests.conftest import FIXTURES, ROOT
+from tests.helpers.waiting import wait_until
 
 LOG = FIXTURES / "vllm" / "vllm-005.log"  # real
 
@@ -34,13 +35,6 @@ def test_a_state_file_under_a_regular_file_refuses_to_start(tmp_path):
     assert r.exit_code == 2 and "cannot write in" in r.output
 
 
-def _wait(pred, timeout=60.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_a_failed_last_write_says_state_not_saved_and_exits_1(tmp_path):
@@ -54,7 +48,7 @@ def test_a_failed_last_write_says_state_not_saved_and_exits_1(tmp_path):
                           "--poll-interval", "0.05", "--state-file", str(state)],
                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        assert _wait(state.exists), "the first state was never written"
+        assert wait_until(state.exists), "the first state was never written"
         shutil.rmtree(sdir)  # the directory goes away while follow runs
         with open(log, "a", encoding="utf-8") as fh:
             fh.write("".join(lines[5:]))

@@ -31,6 +31,7 @@ WAIT = 90.0  # seconds at most for each condition; met in well under a second on
 #: appends the file argv[2] to argv[1], then a line of other output every 50 ms until argv[3] exists
 _WRITER = """
 import os, sys, time
+from tests.helpers.waiting import wait_until
 log, src, stop = sys.argv[1:4]
 with open(log, "ab") as fh:
     fh.write(open(src, "rb").read())
@@ -45,12 +46,7 @@ with open(log, "ab") as fh:
 
 
 def _wait(cond, timeout: float = WAIT) -> bool:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return wait_until(cond, timeout)
 
 
 class _Follow:

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers.waiting import wait_until
 
 FIX = ROOT / "fixtures"
 WAIT = 90.0  # seconds at most for each condition; met in well under a second on an idle machine
@@ -31,7 +32,6 @@ WAIT = 90.0  # seconds at most for each condition; met in well under a second on
 #: appends the file argv[2] to argv[1], then a line of other output every 50 ms until argv[3] exists
 _WRITER = """
 import os, sys, time
-from tests.helpers.waiting import wait_until
 log, src, stop = sys.argv[1:4]
 with open(log, "ab") as fh:
     fh.write(open(src, "rb").read())

@@ -100,3 +100,18 @@ def test_the_cached_pack_set_holds_each_template_history_built(packs):
         kept = pickle.loads(fresh.memo[_memo_key(engine)])
         built = load(ROOT / "patterns" / engine, _read_toml)
         assert kept.templates == built.templates and kept.releases == built.releases
+
+
+def test_the_memo_of_best_answers_as_the_search_does_also_for_an_old_pickle():
+    """``best`` keeps its answers per message (a crash loop closes the same messages again and again);
+    a history pickled before the memo existed (no ``_best`` attribute) still answers."""
+    import pickle
+
+    th = load(ROOT / "patterns" / "vllm", _read_toml)
+    msgs = [line.split("] ", 1)[-1] for line in (FIXTURES / "vllm" / "vllm-005.log").read_text().splitlines()]
+    first = [th.best(m) for m in msgs]
+    assert any(first)
+    assert [th.best(m) for m in msgs] == first == [_brute(th, m) for m in msgs]
+    old = pickle.loads(pickle.dumps(th))
+    del old.__dict__["_best"]
+    assert [old.best(m) for m in msgs] == first

@@ -215,3 +215,17 @@ def test_walk_uses_matrix_kept_ladders_and_engine_version(packs):
 def test_cli_ladder_bad_description_is_a_usage_error(args):
     r = CliRunner().invoke(cli, ["ladder", "vllm", "NVFP4", "--gpu", "H100", *args])
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_a_rocm_machine_is_named_by_its_arch_not_by_an_sm_number():
+    """'sm94' names no AMD GPU (new-user trial): the machine line says gfx942 and ROCm's device
+    capability 9.4, which the ladders' gates compare."""
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+
+    out = CliRunner().invoke(cli, ["ladder", "vllm", "FP8", "--gpu", "MI300X"]).output
+    machine = next(line for line in out.splitlines() if line.strip().startswith("machine"))
+    assert "gfx942 (MI300X), device capability 9.4" in machine and "sm94" not in machine
+    out = CliRunner().invoke(cli, ["ladder", "vllm", "FP8", "--gpu", "H100"]).output
+    assert "sm90 (H100)" in out

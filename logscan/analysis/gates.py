@@ -68,13 +68,19 @@ class Machine:
     checkpoint: dict[str, list[str]] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """One line: ``CUDA sm90 (H100), CUDA runtime unknown, packages unknown``."""
-        parts = [f"{self.platform or 'platform unknown'}",
-                 (f"sm{self.cc}" + (f" ({self.gpu})" if self.gpu else "")) if self.cc is not None else "compute capability unknown",
+        """One line: ``CUDA sm90 (H100), CUDA runtime unknown, packages unknown``; on ROCm the arch
+        first, ``ROCM gfx942 (MI300X), device capability 9.4, ...`` ("sm94" names no AMD GPU: the
+        engines' gates read ROCm's (major, minor) as a capability, which the ladders compare)."""
+        gpu = f" ({self.gpu})" if self.gpu else ""
+        if self.gfx and self.cc is not None:
+            arch = f"{self.gfx}{gpu}, device capability {self.cc // 10}.{self.cc % 10}"
+        elif self.gfx:
+            arch = f"{self.gfx}{gpu}"
+        else:
+            arch = f"sm{self.cc}{gpu}" if self.cc is not None else "compute capability unknown"
+        parts = [f"{self.platform or 'platform unknown'}", arch,
                  f"CUDA runtime {self.cuda}" if self.cuda else "CUDA runtime unknown",
                  ("packages " + (",".join(sorted(self.packages)) or "none")) if self.packages is not None else "optional packages unknown"]
-        if self.gfx:
-            parts.insert(2, self.gfx)
         if self.builds is not None:
             parts.append("build flags " + (",".join(sorted(self.builds)) or "none"))
         if self.env:

@@ -49,3 +49,16 @@ def test_a_rocm_gpu_is_judged_by_its_gfx_arch_never_as_an_sm_number_on_cuda_rung
     out = CliRunner().invoke(cli, ["scan", "--gpu", "MI300X", str(FIXTURES_VLLM / "vllm-103.log")]).output
     assert "MI300X is a ROCM GPU and the log is a CUDA run: the run is not judged on MI300X" in out
     assert "given by --gpu" not in out
+
+
+def test_the_unknown_gpu_error_counts_the_aliases_and_its_examples_are_accepted():
+    """The error listed the table's names only, though the option also takes their aliases (H200,
+    L4, RTX 4090, A6000, GH200: new-user trial); the aliases it names as examples must resolve."""
+    import re
+
+    from logscan.analysis.gpus import resolve_gpu, unknown_gpu_message
+
+    msg = unknown_gpu_message("A1000")
+    assert re.search(r"and \d+ aliases of them \(H200, L4, RTX 4090, \.\.\.\)", msg), msg
+    for alias in ("H200", "L4", "RTX 4090"):
+        assert resolve_gpu(alias) is not None, alias

@@ -190,5 +190,6 @@ def unknown_gpu_message(text: str) -> str:
     if _GFX.match(text.strip()):
         gfx = sorted({e.gfx for e in gpu_file().gpu.values() if e.gfx})
         return f"unknown ROCm arch {text!r}: known {', '.join(gfx)}; or a GPU name ({', '.join(names)})"
-    return (f"unknown GPU {text!r}: {near}known names: {', '.join(names)}; "
-            f"or smNN / a compute capability like 9.0")
+    n_alias = sum(1 for name, e in gpu_file().gpu.items() for a in e.aliases if a.lower() != name.lower())
+    return (f"unknown GPU {text!r}: {near}known names: {', '.join(names)}, and {n_alias} aliases of them "
+            f"(H200, L4, RTX 4090, ...); or smNN / a compute capability like 9.0")

@@ -78,6 +78,32 @@ def era_hints(ctx: Analyzer, run: RunState) -> list[EraHint]:
                 span = lo if lo == hi else f"{lo} .. {hi}"
                 hints.append(EraHint.from_releases(f"kernel class {kernel} (on the ladders of {span})",
                                                    frozenset(rels)))
+        hints += logged_list_hints(ctx, run, idx)
+    return hints
+
+
+def logged_list_hints(ctx: Analyzer, run: RunState, idx) -> list[EraHint]:
+    """Era hints from the candidate lists selection lines log (``logged_ladder``): the shipped
+    releases whose list for that registry holds the logged items in the logged order. A list no
+    shipped release holds, or every one does, gives none."""
+    from .logged_ladder import fitting_releases, logged_candidates
+
+    hints: list[EraHint] = []
+    seen: set[tuple] = set()
+    for ev in run.events:
+        cr, _ = ctx.rules[ev.rule]
+        cands = logged_candidates(ev) if cr.rule.family else []
+        hint = fill(cr.rule.registry, ev.groups) if cr.rule.registry else None
+        if not cands or (hint, tuple(cands)) in seen:
+            continue
+        seen.add((hint, tuple(cands)))
+        rels = fitting_releases(idx, cands, hint, run.platform)
+        if rels and len(rels) < len(idx.releases):
+            lo, hi = min(rels, key=Version), max(rels, key=Version)
+            span = lo if lo == hi else f"{lo} .. {hi}"
+            hints.append(EraHint.from_releases(
+                f"line {ev.line}'s candidate list ({len(cands)} backends; in this order on the ladders of {span})",
+                frozenset(rels)))
     return hints
 
 

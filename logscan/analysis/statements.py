@@ -71,6 +71,8 @@ def stated_capability(ctx: "Analyzer", run: "RunState", add_finding, machine) ->
     from .infer import parse_capability
     from .runstate import fill
 
+    if run.platform not in (None, "CUDA"):  # a HIP device's 'compute capability 9.0' is no CUDA sm
+        return
     for ev in run.events:
         entry = ctx.rules.get(ev.rule)
         rule = entry[0].rule if entry is not None else None

@@ -77,7 +77,18 @@ def _exact_alias(reg, ladder, rung: str, name: str) -> bool:
 def fitting_releases(idx: LadderIndex, cands: list[str], hint: Optional[str],
                      platform: Optional[str]) -> set[str]:
     """Shipped releases with a list (a registry whose role ``hint`` matches; ``platform``'s or an
-    ``ANY`` list, every platform's when None) holding ``cands`` in their logged order."""
+    ``ANY`` list, every platform's when None) holding ``cands`` in their logged order. Memoised
+    per index (a crash loop logs the same list in every run)."""
+    memo = idx.__dict__.setdefault("_fitting_memo", {})
+    key = (hint, tuple(cands), platform)
+    if key not in memo:
+        if len(memo) > 1024:
+            memo.clear()
+        memo[key] = frozenset(_fitting(idx, cands, hint, platform))
+    return set(memo[key])
+
+
+def _fitting(idx: LadderIndex, cands: list[str], hint: Optional[str], platform: Optional[str]) -> set[str]:
     try:
         hint_re = regex.compile(hint, regex.I) if hint else None
     except regex.error:

@@ -81,3 +81,10 @@ def test_a_kernel_the_list_does_not_name_keeps_the_shipped_ladder():
 ])
 def test_candidate_list(text, items):
     assert candidate_list(text) == items
+
+
+def test_a_list_no_shipped_release_holds_is_named_not_dropped():
+    # vllm-352 (a Sep 2026 PR's test log): 'B12X' among the candidates is on no shipped ladder
+    (run,) = scan(FIXTURES / "vllm" / "vllm-352.log").runs
+    assert "no shipped release's list holds them in this order" in run.engine.version_evidence
+    assert "disagreeing" in run.engine.version_evidence

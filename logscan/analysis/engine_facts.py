@@ -84,8 +84,9 @@ def era_hints(ctx: Analyzer, run: RunState) -> list[EraHint]:
 
 def logged_list_hints(ctx: Analyzer, run: RunState, idx) -> list[EraHint]:
     """Era hints from the candidate lists selection lines log (``logged_ladder``): the shipped
-    releases whose list for that registry holds the logged items in the logged order. A list no
-    shipped release holds, or every one does, gives none."""
+    releases whose list for that registry holds the logged items in the logged order. A list every
+    shipped release holds gives none; one none holds allows no release (so it is named among the
+    disagreeing hints, never silently dropped)."""
     from .logged_ladder import fitting_releases, logged_candidates
 
     hints: list[EraHint] = []
@@ -98,7 +99,11 @@ def logged_list_hints(ctx: Analyzer, run: RunState, idx) -> list[EraHint]:
             continue
         seen.add((hint, tuple(cands)))
         rels = fitting_releases(idx, cands, hint, run.platform)
-        if rels and len(rels) < len(idx.releases):
+        if not rels:  # named among the disagreeing hints: the run's release has no shipped ladder like it
+            hints.append(EraHint.from_releases(
+                f"line {ev.line}'s candidate list ({len(cands)} backends; no shipped release's list holds "
+                f"them in this order: a release or build logscan has no ladder for)", frozenset()))
+        elif len(rels) < len(idx.releases):
             lo, hi = min(rels, key=Version), max(rels, key=Version)
             span = lo if lo == hi else f"{lo} .. {hi}"
             hints.append(EraHint.from_releases(

@@ -92,6 +92,13 @@ class LadderPosition(PlainModel):
     #: UNEXPLAINED; the gate's FALLBACK_UNEXPLAINED). A rung every need of which known facts meet
     #: is UNEXPECTED_FALLBACK instead; one a known fact refuses is explained and in neither.
     undecided: list[UndecidedRung] = field(default_factory=list)
+    #: the run's own candidate list, when a line logs it ('out of potential backends: [...]'):
+    #: its rungs in the logged order (as the ladder spells them), which ``rung``, ``rungs`` and
+    #: ``above`` count on instead of the shipped list (``logged_ladder.on_logged_list``)
+    logged_list: Optional[list[str]] = None
+    #: the line that logs it
+    logged_line: Optional[int] = None
+    _omit_none = ("logged_list", "logged_line")
 
 
 @plain

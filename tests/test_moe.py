@@ -27,19 +27,20 @@ def scan_lines(version: str, *messages: str):
 
 # (release, line, family, kernel, registry prefix or None, rung or None, cost, finding or None)
 CASES = [
-    # 0.18.1+ oracles: "Using X <Format> MoE backend out of potential backends"
+    # 0.18.1+ oracles: "Using X <Format> MoE backend out of potential backends": the rung counts on the
+    # logged list, the process's own candidates (logged_ladder.py); cost class and finding from the ladder
     ("0.33.0", "Using 'MARLIN' NvFp4 MoE backend out of potential backends: ['FLASHINFER_TRTLLM', 'MARLIN', 'EMULATION'].",
-     "MoE (NvFp4)", "MARLIN", "moe:nvfp4:", 6, "weight_only", "WEIGHT_ONLY_SUBSTITUTION"),
+     "MoE (NvFp4)", "MARLIN", "moe:nvfp4:", 2, "weight_only", "WEIGHT_ONLY_SUBSTITUTION"),
     ("0.33.0", "Using 'EMULATION' NvFp4 MoE backend out of potential backends: ['EMULATION'].",
-     "MoE (NvFp4)", "EMULATION", "moe:nvfp4:", 8, "emulated", "EMULATION"),
+     "MoE (NvFp4)", "EMULATION", "moe:nvfp4:", 1, "emulated", "EMULATION"),
     ("0.33.0", "Using MARLIN Fp8 MoE backend out of potential backends: ['TRITON', 'MARLIN'].",
-     "MoE (Fp8)", "MARLIN", "moe:fp8:", 7, "weight_only", "WEIGHT_ONLY_SUBSTITUTION"),
+     "MoE (Fp8)", "MARLIN", "moe:fp8:", 2, "weight_only", "WEIGHT_ONLY_SUBSTITUTION"),
     ("0.33.0", "Using DEEPGEMM Fp8 MoE backend out of potential backends: ['DEEPGEMM', 'TRITON'].",
-     "MoE (Fp8)", "DEEPGEMM", "moe:fp8:", 4, "native", None),
+     "MoE (Fp8)", "DEEPGEMM", "moe:fp8:", 1, "native", None),
     ("0.33.0", "Using VLLM_CUTLASS Fp8 MoE backend out of potential backends: ['VLLM_CUTLASS'].",
-     "MoE (Fp8)", "VLLM_CUTLASS", "moe:fp8:", 5, "native", None),
+     "MoE (Fp8)", "VLLM_CUTLASS", "moe:fp8:", 1, "native", None),
     ("0.33.0", "Using TRITON Fp8 MoE backend out of potential backends: ['DEEPGEMM', 'TRITON'].",
-     "MoE (Fp8)", "TRITON", "moe:fp8:", 6, "portable", None),
+     "MoE (Fp8)", "TRITON", "moe:fp8:", 2, "portable", None),
     # gpt-oss MXFP4 is W4A16 by design: Marlin is its native path
     ("0.33.0", "Using 'MARLIN' Mxfp4 MoE backend.", "MoE (Mxfp4)", "MARLIN",
      "moe:mxfp4:_get_priority_backends_for_gpt_oss", 11, "native", None),

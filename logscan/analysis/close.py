@@ -20,6 +20,7 @@ from . import run_checks, run_parts, statements
 from .engine_facts import engine_info, infer_platform, kernel_of, platform_from_failure
 from .infer import infer_selections
 from .refused import mark_refused
+from .logged_ladder import logged_candidates, on_logged_list
 from .ladders import parse_version
 from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
@@ -169,6 +170,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 nearer = idx.next_release(info.ladder_version)
                 placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization, known, off)
                              if nearer else None)
+            if placement is not None and (cands := logged_candidates(ev)):  # the run's own ladder
+                placement = on_logged_list(idx, placement, kname, cands, ev.line, hint, known, off) or placement
             cost = CostClass(r.cost_class) if r.cost_class else None
             if r.shape and placement is None and classify(ctx.packs.lexicon, kernel, "") is None:
                 used.discard((ev.line, ev.rule))  # a grammar shape naming no known kernel: its parts stay an event
@@ -181,7 +184,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                              f"registries do not hold {kernel}")
             if cost is None and placement is not None:
                 cost = placement.cost_class
-            if placement is not None and len(run.era) > 1 and idx is not None and not nearer:
+            if (placement is not None and len(run.era) > 1 and idx is not None and not nearer
+                    and not placement.position.logged_list):
                 placement.position.elsewhere = idx.elsewhere(run.era, placement, kernel, hint, run.platform,
                                                              run.config.quantization)
             if cost is None:

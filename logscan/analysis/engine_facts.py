@@ -78,6 +78,37 @@ def era_hints(ctx: Analyzer, run: RunState) -> list[EraHint]:
                 span = lo if lo == hi else f"{lo} .. {hi}"
                 hints.append(EraHint.from_releases(f"kernel class {kernel} (on the ladders of {span})",
                                                    frozenset(rels)))
+        hints += logged_list_hints(ctx, run, idx)
+    return hints
+
+
+def logged_list_hints(ctx: Analyzer, run: RunState, idx) -> list[EraHint]:
+    """Era hints from the candidate lists selection lines log (``logged_ladder``): the shipped
+    releases whose list for that registry holds the logged items in the logged order. A list every
+    shipped release holds gives none; one none holds allows no release (so it is named among the
+    disagreeing hints, never silently dropped)."""
+    from .logged_ladder import fitting_releases, logged_candidates
+
+    hints: list[EraHint] = []
+    seen: set[tuple] = set()
+    for ev in run.events:
+        cr, _ = ctx.rules[ev.rule]
+        cands = logged_candidates(ev) if cr.rule.family else []
+        hint = fill(cr.rule.registry, ev.groups) if cr.rule.registry else None
+        if not cands or (hint, tuple(cands)) in seen:
+            continue
+        seen.add((hint, tuple(cands)))
+        rels = fitting_releases(idx, cands, hint, run.platform)
+        if not rels:  # named among the disagreeing hints: the run's release has no shipped ladder like it
+            hints.append(EraHint.from_releases(
+                f"line {ev.line}'s candidate list ({len(cands)} backends; no shipped release's list holds "
+                f"them in this order: a release or build logscan has no ladder for)", frozenset()))
+        elif len(rels) < len(idx.releases):
+            lo, hi = min(rels, key=Version), max(rels, key=Version)
+            span = lo if lo == hi else f"{lo} .. {hi}"
+            hints.append(EraHint.from_releases(
+                f"line {ev.line}'s candidate list ({len(cands)} backends; in this order on the ladders of {span})",
+                frozenset(rels)))
     return hints
 
 

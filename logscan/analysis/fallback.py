@@ -148,7 +148,9 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
     facts = {"input_dtype": dt, "out_dtype": dt}
     from .words import gate_words
 
-    names = reg.platforms.get(pos.platform, [])
+    from .logged_ladder import rung_names
+
+    names = rung_names(reg, pos)  # the run's logged candidate list, when a line logs it
     if machine.platform is None and pos.platform != "ANY":  # the list it was placed on: CUDA ladders assumed
         machine = replace(machine, platform=pos.platform)
     met: list[Met] = []

@@ -331,7 +331,9 @@ def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machi
         return
     ladder = pack.ladders[pos.ladder_version]
     reg = next((r for r in ladder.registry if r.name == pos.registry), None)
-    names = reg.platforms.get(pos.platform, []) if reg is not None else []
+    from .logged_ladder import rung_names
+
+    names = rung_names(reg, pos) if reg is not None else []
     if not 1 <= pos.rung <= len(names):
         return
     terms, _, _ = rung_terms(ladder, reg, names[pos.rung - 1])
@@ -358,7 +360,9 @@ def why_cost(placement, lk, cost: CostClass, reasoning: Optional[str], title: st
     if placement is None:
         return [reasoning] if reasoning else []
     p = placement.position
-    out = [f"inferred: {p.kernel_class} is rung {p.rung}/{p.rungs} of {p.registry} ({p.platform}, "
+    on = (f"the candidate list line {p.logged_line} logs (its rungs' classes: {p.registry}" if p.logged_list
+          else f"{p.registry} ({p.platform}")
+    out = [f"inferred: {p.kernel_class} is rung {p.rung}/{p.rungs} of {on}, "
            f"{title} {p.ladder_version}), whose cost class for this scheme is {cost.value}"]
     cls = p.kernel_class.lower()
     for name, default in sorted((lk.env if lk is not None else {}).items()):

@@ -33,6 +33,7 @@ def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origi
     quantization is not stated: a weight-only checkpoint reaches the same sentence on any GPU."""
     if origin != "given" or machine is None or machine.cc is None or machine.platform != "CUDA":
         return
+    stated_capability(ctx, run, add_finding, machine)
     quant = (run.config.quantization or "").strip().lower()
     seen: set[str] = set()
     for ev in run.events:
@@ -59,3 +60,32 @@ def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origi
                                 "a newer GPU" if ceiling.unless else "")],
                     title=f"--gpu {machine.gpu} (sm{machine.cc}) contradicts the log: it states a GPU below "
                           f"sm{ceiling.below}")
+
+
+def stated_capability(ctx: "Analyzer", run: "RunState", add_finding, machine) -> None:
+    """GPU_CONTRADICTS_LOG when a line states the compute capability of the run's GPU (a rule
+    that ``sets`` ``compute_capability``: vLLM FlashInfer's ``arch=sm86``, a capability error's
+    "current compute capability is 86") and the ``--gpu`` one (``machine``, CUDA) is another:
+    the log is the evidence. The first such line is named; a line whose capability logscan
+    cannot read claims nothing."""
+    from .infer import parse_capability
+    from .runstate import fill
+
+    if run.platform not in (None, "CUDA"):  # a HIP device's 'compute capability 9.0' is no CUDA sm
+        return
+    for ev in run.events:
+        entry = ctx.rules.get(ev.rule)
+        rule = entry[0].rule if entry is not None else None
+        template = (getattr(rule, "sets", None) or {}).get("compute_capability")
+        have = parse_capability(fill(template, ev.groups)) if template else None
+        if have is None:
+            continue
+        if have != machine.cc:
+            add_finding("GPU_CONTRADICTS_LOG", ev, ev.rule, inferred=True, basis="engine_message",
+                        reasons=[f"line {ev.line} states the GPU's compute capability: sm{have}; {machine.gpu} "
+                                 f"(sm{machine.cc}, from --gpu) is another GPU",
+                                 "the log is the evidence: --gpu is probably not the GPU this log came from, "
+                                 "and what was inferred from --gpu for this run rests on a machine the log "
+                                 "contradicts"],
+                        title=f"--gpu {machine.gpu} (sm{machine.cc}) contradicts the log: it states sm{have}")
+        return

@@ -52,7 +52,8 @@ def _e(value: object) -> str:
 
 
 def _ladder_rungs(run: Run, s: Selection) -> list[tuple[str, str, str]]:
-    """Every rung of the selection's registry as ``(name, cost class, gate)``, from the shipped ladder.
+    """Every rung of the selection's registry as ``(name, cost class, gate)``, from the shipped ladder
+    (the run's logged candidate list instead, when it has one: ``LadderPosition.logged_list``).
 
     Falls back to the skipped rungs the report names (``ladder.above``) plus the selected one
     when the shipped packs do not hold that ladder (e.g. a ``--patterns`` folder).
@@ -65,7 +66,8 @@ def _ladder_rungs(run: Run, s: Selection) -> list[tuple[str, str, str]]:
         pack = default_packs().packs[run.engine.name]
         ladder = pack.ladders[lp.ladder_version]
         reg = next(r for r in ladder.registry if r.name == lp.registry)
-        names = reg.platforms[lp.platform]
+        # the run's logged candidate list, when a line logs it (its items as the ladder spells them)
+        names = list(lp.logged_list) if lp.logged_list else reg.platforms[lp.platform]
         if len(names) != lp.rungs or names[lp.rung - 1] != lp.kernel_class:
             raise LookupError(lp.registry)
         out = []

@@ -189,8 +189,10 @@ def _run(run: Run) -> list[str]:
             out.append(f"  {RUNG_NONE}")
         for s in run.selections:
             if s.ladder and s.ladder.fell:
-                out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {s.ladder.registry} "
-                           f"({s.ladder.platform}, {_title(name)} {s.ladder.ladder_version}) below "
+                on = (f"the candidate list line {s.ladder.logged_line} logs ({s.ladder.registry}"
+                      if s.ladder.logged_list else f"{s.ladder.registry} ({s.ladder.platform}")
+                out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {on}, "
+                           f"{_title(name)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
                 shown = s.ladder.above[:6]
                 for rung_name in shown:

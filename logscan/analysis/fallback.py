@@ -85,7 +85,21 @@ def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Opti
         if isinstance(v, str) and v != "None":
             machine.env.setdefault(flag, v.strip("'\""))
     set_compiled_builds(machine, run, pack)
+    machine.lacks = stated_lacks(ctx, run)
     return machine, origin
+
+
+def stated_lacks(ctx: Analyzer, run: RunState) -> dict[str, str]:
+    """The hardware floors the run's own lines state the GPU lacks (rule ``lacks_native``):
+    floor id -> ``line N``, the first line saying so. A floor term fails on them when the run's
+    GPU is unknown (``gates.evaluate``): the engine's own word explains the fallback."""
+    out: dict[str, str] = {}
+    for ev in run.events:
+        entry = ctx.rules.get(ev.rule)
+        fid = getattr(entry[0].rule, "lacks_native", None) if entry is not None else None
+        if fid and fid not in out:
+            out[fid] = f"line {ev.line}"
+    return out
 
 
 #: the one need a run with no known GPU gets for every hardware term (compute capability, arch)
@@ -140,12 +154,14 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
     bfloat16 or float16, as ``ladder`` walks assume (``predict.scheme_facts``).
 
     A rung the log's own switch disabled (``disabled``) or a known fact refuses is explained
-    and in neither. ``origin`` None (no GPU known) and ``release_need`` (the run's release does
+    and in neither; one refused by the log's own statement that the GPU lacks its hardware floor
+    (``machine.lacks``) is also named in ``pos.stated_refused``. ``origin`` None (no GPU known) and ``release_need`` (the run's release does
     not decide the rung) keep a rung whose gate passes undecided, with that need."""
     from .overlay import rung_terms
 
     dt = [dtype] if dtype in ("bfloat16", "float16") else ["bfloat16", "float16"]
     facts = {"input_dtype": dt, "out_dtype": dt}
+    from .floors import shown
     from .words import gate_words
 
     names = reg.platforms.get(pos.platform, [])
@@ -162,6 +178,10 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
         else:
             v, needs = Verdict.unknown, [f"its gate (not recorded for {name})"]
         if v == Verdict.fails:
+            said = _stated(terms, machine)
+            if said:
+                pos.stated_refused.append(f"rung {i + 1} {name}")
+                pos.stated_by = pos.stated_by or said
             continue
         if origin is None and GPU_NEED not in needs:
             needs.append(GPU_NEED)
@@ -173,11 +193,22 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
         cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
         if v == Verdict.passes:
             met.append(Met(rung=i + 1, kernel=name, cost_class=cost,
-                           needs=gate_words(terms) if terms else "always available"))
+                           needs=gate_words(shown(terms, machine.platform)) if terms else "always available"))
         else:
             undecided.append(UndecidedRung(rung=i + 1, kernel=name, cost_class=cost,
                                            needs=[clip(n, 400) for n in needs[:12]]))
     return met, undecided
+
+
+def _stated(terms: list[GateTerm], m: Machine) -> str:
+    """Why a refused rung is refused by the log's own statement, or "": a hardware floor term
+    (``floor``) the GPU is stated to lack while the GPU itself is unknown."""
+    if m.cc is not None or m.gfx:
+        return ""
+    for t in terms:
+        if t.floor and t.floor in m.lacks and (not t.only_on or m.platform in t.only_on):
+            return f"{m.lacks[t.floor]} states the GPU lacks native {t.floor} compute ({t.floor} hardware floor)"
+    return ""
 
 
 def release_need(info, pos) -> Optional[str]:

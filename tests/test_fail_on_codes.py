@@ -77,11 +77,10 @@ def test_gate_takes_gpu_and_cuda_so_unexpected_fallback_can_be_gated(tmp_path):
     # the FP4 rungs' flashinfer / build-flag needs are not in the log: FALLBACK_UNEXPLAINED, a child
     # of UNEXPECTED_FALLBACK, which the rule naming the parent fails
     assert "FALLBACK_UNEXPLAINED" in r.output and "sm100" in r.output
-    # without --gpu the log names no GPU, but its own line says the GPU lacks native FP4: the rungs
-    # behind the FP4 hardware floor are refused by the log (docs/ladders-and-predictions.md "Hardware
-    # floors"), so the fallback is explained and this policy passes; a fleet that knows its GPU says so
+    # without --gpu the log names no GPU: whether Marlin was a fallback is undecided, and a policy that
+    # fails fallbacks fails it (fail closed); the default policy only warns on it
     r = CliRunner().invoke(cli, ["gate", "--partial-log", "--policy", str(pol), log])
-    assert r.exit_code == 0 and "the GPU it ran on" not in r.output, r.output
+    assert r.exit_code == 1 and "the GPU it ran on" in r.output
     assert CliRunner().invoke(cli, ["gate", "--partial-log", log]).exit_code == 0  # weight_only: warn
     bad = CliRunner().invoke(cli, ["gate", "--gpu", "Z9000", log])
     assert bad.exit_code == 2 and "unknown GPU" in bad.output

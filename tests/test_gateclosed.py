@@ -111,13 +111,10 @@ def test_unexplained_fallback_under_gpu_warns():
     assert any("flashinfer installed" in x for x in chk["reasons"])
     assert len([c for c in doc["gate"]["checks"] if c["line"] == chk["line"]]) == 1
     assert "UNEXPECTED_FALLBACK" not in [c["code"] for c in doc["gate"]["checks"]]
-    # no GPU told, none logged: the log's own 'Your GPU does not have native support for FP4
-    # computation' refuses the rungs behind the FP4 hardware floor (docs/ladders-and-predictions.md
-    # "Hardware floors"): the fallback is explained, neither UNEXPLAINED nor UNEXPECTED_FALLBACK
-    r, doc = gate("--partial-log", FP4_MARLIN)
-    assert not [c for c in doc["gate"]["checks"] if "UNEXPLAINED" in c["message"]]
+    r, doc = gate("--partial-log", FP4_MARLIN)  # no GPU told, none logged: the GPU is an undecided need
+    chk = next(c for c in doc["gate"]["checks"] if "UNEXPLAINED" in c["message"])
+    assert any("the GPU it ran on" in x for x in chk["reasons"])
     assert "UNEXPECTED_FALLBACK" not in [c["code"] for c in doc["gate"]["checks"]]
-    assert "WEIGHT_ONLY_SUBSTITUTION" in [c["code"] for c in doc["gate"]["checks"]]
 
 
 def test_marlins_unconditional_fp4_warning_is_no_gpu_contradiction():

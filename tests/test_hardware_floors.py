@@ -121,14 +121,35 @@ def test_vllm_018_on_an_h100_is_still_an_unexpected_fallback():
     assert "UNEXPECTED_FALLBACK" in _codes(report)
 
 
-def test_vllm_005_fallback_is_explained_by_its_own_fp4_line():
+def test_the_fp4_marlin_line_explains_nothing_without_a_gpu():
+    """vLLM prints 'Your GPU does not have native support for FP4 computation' wherever the FP4 Marlin
+    path is prepared, on sm110 / sm120 GPUs too (vllm-007, -024, -105, -115, -308, -325): it is no
+    evidence that the GPU lacks FP4, so vllm-005's fallback stays UNEXPLAINED until --gpu tells
+    (fail closed: a fleet gate catching 'a B200 landed on Marlin' must not pass on that line)."""
     report = scan_inputs([str(V005)])
     sel = report.runs[0].selections[0]
-    assert sel.kernel == "Marlin" and sel.ladder.undecided == []
-    assert [s.split()[1] for s in sel.ladder.stated_refused] == ["1", "2", "3", "4"]
-    assert "line 16 states the GPU lacks native FP4 compute" in sel.ladder.stated_by
+    assert sel.kernel == "Marlin" and sel.ladder.stated_refused == [] and sel.ladder.undecided
     r = CliRunner().invoke(cli, ["scan", str(V005)])
-    assert "fallback UNEXPLAINED" not in r.output and "fallback explained by the log" in r.output
+    assert "fallback UNEXPLAINED" in r.output and "fallback explained by the log" not in r.output
+
+
+def test_the_fp8_marlin_line_under_a_stated_fp8_quantization_explains_the_fallback():
+    """vllm-338 (vllm#42390, real): '--quantization fp8' on the command and vLLM's FP8 Marlin sentence,
+    which under a W8A8 method is printed only below sm89 (fp8.py use_marlin): the rungs behind the FP8
+    hardware floor are refused by the log itself."""
+    v338 = V005.parent / "vllm-338.log"
+    sel = scan_inputs([str(v338)]).runs[0].selections[0]
+    assert sel.kernel == "Marlin" and sel.ladder.stated_refused and not sel.ladder.undecided
+    assert "line 10 states the GPU lacks native FP8 compute" in sel.ladder.stated_by
+    r = CliRunner().invoke(cli, ["scan", str(v338)])
+    assert "fallback explained by the log: line 10" in r.output
+
+
+def test_the_fp8_marlin_line_without_a_stated_quantization_explains_nothing():
+    """vllm-018 (real) prints the FP8 Marlin sentence but states no quantization: a W8A16 FP8
+    checkpoint reaches the same sentence on an H100, so the fallback stays undecided."""
+    sel = scan_inputs([str(V005.parent / "vllm-018.log")]).runs[0].selections[0]
+    assert sel.ladder.stated_refused == [] and sel.ladder.undecided
 
 
 def test_vllm_005_with_a_b200_is_judged_on_the_gpu_not_the_line():
@@ -162,4 +183,6 @@ def test_lacks_native_names_a_floor():
             if fid:
                 assert fid in floors, f"{rule.id}: lacks_native {fid!r} is no floor"
                 seen.add(rule.id)
-    assert {"vllm.fallback.marlin-fp8", "vllm.fallback.marlin-fp4", "sglang.fallback.marlin-fp4"} <= seen
+    assert {"vllm.fallback.marlin-fp8", "sglang.fallback.marlin-fp8", "sglang.fallback.nvfp4-w4a4-marlin"} <= seen
+    # the FP4 Marlin sentences are printed on FP4-capable GPUs too: they must state no lack
+    assert not {"vllm.fallback.marlin-fp4", "sglang.fallback.marlin-fp4"} & seen

@@ -96,10 +96,29 @@ def stated_lacks(ctx: Analyzer, run: RunState) -> dict[str, str]:
     out: dict[str, str] = {}
     for ev in run.events:
         entry = ctx.rules.get(ev.rule)
-        fid = getattr(entry[0].rule, "lacks_native", None) if entry is not None else None
-        if fid and fid not in out:
+        rule = entry[0].rule if entry is not None else None
+        fid = getattr(rule, "lacks_native", None)
+        if fid and fid not in out and _states_lack(rule, run):
             out[fid] = f"line {ev.line}"
     return out
+
+
+def _states_lack(rule, run: RunState) -> bool:
+    """Whether ``rule``'s line says the GPU lacks the format *in this run*: a rule that also has
+    ``implies_gpu`` (vLLM's and SGLang's FP8 Marlin sentence) does so only under the quantization
+    its ceiling names, stated by the run, and with none of its ``unless`` facts (a forced Marlin, a
+    disabled kernel) stated; otherwise the same sentence reaches a capable GPU and explains nothing
+    (fail closed: the fallback stays undecided). A rule without ``implies_gpu`` states the lack in
+    its own words ('NVFP4 w4a4 requires compute capability >= 10.0; serving ... via FP4 Marlin')."""
+    import regex
+
+    ceiling = getattr(rule, "implies_gpu", None)
+    if ceiling is None:
+        return True
+    quant = (run.config.quantization or "").strip().lower()
+    if ceiling.quantization is not None and (not quant or not regex.fullmatch(ceiling.quantization, quant)):
+        return False
+    return not any(run.config.extra.get(u) not in (None, "", "None") for u in ceiling.unless)
 
 
 #: the one need a run with no known GPU gets for every hardware term (compute capability, arch)

@@ -92,6 +92,11 @@ class LadderPosition(PlainModel):
     #: UNEXPLAINED; the gate's FALLBACK_UNEXPLAINED). A rung every need of which known facts meet
     #: is UNEXPECTED_FALLBACK instead; one a known fact refuses is explained and in neither.
     undecided: list[UndecidedRung] = field(default_factory=list)
+    #: of ``above``, the rungs the log's own line refuses (``rung 1 FlashInferCuteDslNvFp4LinearKernel``):
+    #: it states the GPU lacks the native compute their hardware floor needs (``analysis/floors.py``)
+    stated_refused: list[str] = field(default_factory=list)
+    #: that line's statement: ``line 16 states the GPU lacks native FP4 compute (FP4 hardware floor)``
+    stated_by: Optional[str] = None
     #: the run's own candidate list, when a line logs it ('out of potential backends: [...]'):
     #: its rungs in the logged order (as the ladder spells them), which ``rung``, ``rungs`` and
     #: ``above`` count on instead of the shipped list (``logged_ladder.on_logged_list``)

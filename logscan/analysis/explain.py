@@ -25,6 +25,7 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
     name (``LadderIndex._find``: class, logged alias, registry alias, enum member, then the
     least-qualified rung holding a short label), so every name ``scan`` prints is found.
     Sorted by engine, release, registry."""
+    from .floors import floor_terms, shown
     from .overlay import load_overlay, rewrite
 
     rows = []
@@ -42,10 +43,13 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
                 name = rungs[i]
                 k = lf.kernel.get(name)
                 terms, _ = rewrite(ov, name, list(reg.gates.get(name) or (k.gates if k else [])))
+                cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
+                if terms:  # the hardware floor of native low-precision compute, as ladder walks it
+                    terms = shown(terms + floor_terms(reg.role, cost, terms, {plat}))
                 rows.append({
                     "engine": eng, "ladder_version": rel, "registry": reg.name, "role": reg.role,
                     "platform": plat, "rung": i + 1, "rungs": len(rungs), "kernel": name,
-                    "cost_class": reg.cost.get(name) or (k.cost_class if k else "unknown"),
+                    "cost_class": cost,
                     "gate": " & ".join(describe(t) for t in terms) if terms else (k.gate if k else ""),
                     "words": gate_words(terms) if terms else (k.gate if k and k.gate else ""),
                     "above": rungs[:i],

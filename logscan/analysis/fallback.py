@@ -85,7 +85,40 @@ def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Opti
         if isinstance(v, str) and v != "None":
             machine.env.setdefault(flag, v.strip("'\""))
     set_compiled_builds(machine, run, pack)
+    machine.lacks = stated_lacks(ctx, run)
     return machine, origin
+
+
+def stated_lacks(ctx: Analyzer, run: RunState) -> dict[str, str]:
+    """The hardware floors the run's own lines state the GPU lacks (rule ``lacks_native``):
+    floor id -> ``line N``, the first line saying so. A floor term fails on them when the run's
+    GPU is unknown (``gates.evaluate``): the engine's own word explains the fallback."""
+    out: dict[str, str] = {}
+    for ev in run.events:
+        entry = ctx.rules.get(ev.rule)
+        rule = entry[0].rule if entry is not None else None
+        fid = getattr(rule, "lacks_native", None)
+        if fid and fid not in out and _states_lack(rule, run):
+            out[fid] = f"line {ev.line}"
+    return out
+
+
+def _states_lack(rule, run: RunState) -> bool:
+    """Whether ``rule``'s line says the GPU lacks the format *in this run*: a rule that also has
+    ``implies_gpu`` (vLLM's and SGLang's FP8 Marlin sentence) does so only under the quantization
+    its ceiling names, stated by the run, and with none of its ``unless`` facts (a forced Marlin, a
+    disabled kernel) stated; otherwise the same sentence reaches a capable GPU and explains nothing
+    (fail closed: the fallback stays undecided). A rule without ``implies_gpu`` states the lack in
+    its own words ('NVFP4 w4a4 requires compute capability >= 10.0; serving ... via FP4 Marlin')."""
+    import regex
+
+    ceiling = getattr(rule, "implies_gpu", None)
+    if ceiling is None:
+        return True
+    quant = (run.config.quantization or "").strip().lower()
+    if ceiling.quantization is not None and (not quant or not regex.fullmatch(ceiling.quantization, quant)):
+        return False
+    return not any(run.config.extra.get(u) not in (None, "", "None") for u in ceiling.unless)
 
 
 #: the one need a run with no known GPU gets for every hardware term (compute capability, arch)
@@ -140,12 +173,14 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
     bfloat16 or float16, as ``ladder`` walks assume (``predict.scheme_facts``).
 
     A rung the log's own switch disabled (``disabled``) or a known fact refuses is explained
-    and in neither. ``origin`` None (no GPU known) and ``release_need`` (the run's release does
+    and in neither; one refused by the log's own statement that the GPU lacks its hardware floor
+    (``machine.lacks``) is also named in ``pos.stated_refused``. ``origin`` None (no GPU known) and ``release_need`` (the run's release does
     not decide the rung) keep a rung whose gate passes undecided, with that need."""
     from .overlay import rung_terms
 
     dt = [dtype] if dtype in ("bfloat16", "float16") else ["bfloat16", "float16"]
     facts = {"input_dtype": dt, "out_dtype": dt}
+    from .floors import shown
     from .words import gate_words
 
     from .logged_ladder import rung_names
@@ -164,6 +199,10 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
         else:
             v, needs = Verdict.unknown, [f"its gate (not recorded for {name})"]
         if v == Verdict.fails:
+            said = _stated(terms, machine)
+            if said:
+                pos.stated_refused.append(f"rung {i + 1} {name}")
+                pos.stated_by = pos.stated_by or said
             continue
         if origin is None and GPU_NEED not in needs:
             needs.append(GPU_NEED)
@@ -175,11 +214,22 @@ def judge_above(ladder: LadderFile, reg: Registry, pos, machine: Machine, origin
         cost = reg.cost.get(name) or (k.cost_class if k else "unknown")
         if v == Verdict.passes:
             met.append(Met(rung=i + 1, kernel=name, cost_class=cost,
-                           needs=gate_words(terms) if terms else "always available"))
+                           needs=gate_words(shown(terms, machine.platform)) if terms else "always available"))
         else:
             undecided.append(UndecidedRung(rung=i + 1, kernel=name, cost_class=cost,
                                            needs=[clip(n, 400) for n in needs[:12]]))
     return met, undecided
+
+
+def _stated(terms: list[GateTerm], m: Machine) -> str:
+    """Why a refused rung is refused by the log's own statement, or "": a hardware floor term
+    (``floor``) the GPU is stated to lack while the GPU itself is unknown."""
+    if m.cc is not None or m.gfx:
+        return ""
+    for t in terms:
+        if t.floor and t.floor in m.lacks and (not t.only_on or m.platform in t.only_on):
+            return f"{m.lacks[t.floor]} states the GPU lacks native {t.floor} compute ({t.floor} hardware floor)"
+    return ""
 
 
 def release_need(info, pos) -> Optional[str]:

@@ -6,7 +6,8 @@ the weight-only ``MarlinFP8ScaledMMLinearKernel`` (forced only by an environment
 
 1. its cost class is strictly better than the selected one's (``outcomes.CAPABILITY``), and
 2. its gate does not fail on what is known of the machine (platform, and the GPU when the log
-   or ``--gpu`` names it); the gate read with the planning overlay (``overlay.py``).
+   or ``--gpu`` names it); the gate read with the planning overlay and the hardware floors
+   (``overlay.rung_terms``).
 
 Each such rung comes with the words of the gate that stopped it (or could have), or, when the
 log's own environment disabled it (run fact ``disabled_kernels``, set by a rule of the engine's
@@ -31,25 +32,27 @@ def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: i
     ``disabled``: kernel class -> the switch that disabled it in the log (``{"CutlassFp8BlockScaledMMKernel":
     "VLLM_DISABLED_KERNELS"}``); such a rung, when its gate does not fail anyway, is said disabled
     by that switch instead of giving its gate."""
-    from .overlay import load_overlay, moe_gates, rewrite
+    from .floors import shown
+    from .overlay import load_overlay, moe_gates, rung_terms
 
     ov = load_overlay(ladder.engine)
     mg = moe_gates(ov, reg.name, ladder.version) if reg.kind in ("moe", "if_chain") else None
     m = machine or Machine()
     mine = capability_rank(cost)
     out: dict[str, str] = {}
+    # the platform of the list placed on: a floor term for another platform is not shown
+    plat = next((p for p, names in reg.platforms.items() if names == rungs and p != "ANY"), m.platform)
     for name in rungs[:index]:
         k = ladder.kernel.get(name)
         rc = reg.cost.get(name) or (k.cost_class if k else "unknown")
         if capability_rank(rc) >= mine:
             continue
-        base = mg.gates.get(name) if mg is not None and name in mg.gates and name not in reg.own_gates else (reg.gates.get(name) or (k.gates if k else []))
-        terms, _ = rewrite(ov, name, list(base))
+        terms, _, _ = rung_terms(ladder, reg, name, ov, mg)  # the gate ladder walks (floors too)
         verdict, _ = evaluate_terms(terms, m, {})
         if verdict == Verdict.fails:
             continue
         if disabled and name in disabled:
             out[name] = f"{disabled[name]} not to list it (the log's own switch disabled it, before its gate)"
             continue
-        out[name] = gate_words(terms) if terms else (k.gate if k and k.gate else "gate not recorded")
+        out[name] = gate_words(shown(terms, plat)) if terms else (k.gate if k and k.gate else "gate not recorded")
     return out

@@ -66,6 +66,9 @@ class Machine:
     gfx: Optional[str] = None  #: ROCm arch (gfx942, gfx950); None when unknown or not ROCm
     #: checkpoint facts the user gave (``scales``: per-tensor, ``group_size``: 128, ``in_features``: K)
     checkpoint: dict[str, list[str]] = field(default_factory=dict)
+    #: hardware floors (``FP8``, ``FP4``) a log line states the GPU lacks (rule ``lacks_native``),
+    #: with that line: a floor term fails on them when the GPU itself is unknown
+    lacks: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line: ``CUDA sm90 (H100), CUDA runtime unknown, packages unknown``; on ROCm the arch
@@ -116,6 +119,8 @@ def describe(t: GateTerm) -> str:
         s = term_form(t)[0]
     if t.only_on:
         s += f" [on {'/'.join(t.only_on)}]"
+    if t.floor:
+        s += f" [{t.floor} floor]"
     return ("NOT " if t.negate else "") + s
 
 
@@ -141,7 +146,11 @@ def evaluate(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: b
             return TermResult(t, Verdict.unknown, "platform unknown")
         if m.platform not in t.only_on:
             return TermResult(t, Verdict.passes, f"not applicable on {m.platform}")
+    if t.floor and m.cc is None and not m.gfx and t.floor in m.lacks:
+        return TermResult(t, Verdict.fails, f"the log states the GPU lacks native {t.floor} compute ({m.lacks[t.floor]})")
     v, why = _eval(t, m, facts, optimistic, assume)
+    if t.floor and v == Verdict.fails:
+        why = f"below the {t.floor} hardware floor: {why}"
     if t.negate and v != Verdict.unknown:
         v = Verdict.passes if v == Verdict.fails else Verdict.fails
     if optimistic and v == Verdict.unknown:

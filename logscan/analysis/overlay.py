@@ -284,4 +284,10 @@ def rung_terms(ladder, reg, name: str, ov=None, mg=None) -> tuple[list[GateTerm]
     else:  # no terms: always available on a generated registry; unrecorded on a hand-kept chain or MoE list
         terms, recorded = [], k is not None and (reg.kind == "linear" or k.gate.lower().startswith("always"))
     terms, used = rewrite(ov, name, terms)
+    if recorded:  # the hardware floor of native low-precision compute (analysis/floors.py)
+        from .floors import floor_terms
+
+        cost = reg.cost.get(name) or (mg.cost.get(name) if mg is not None else None) or (k.cost_class if k else None)
+        plats = {p for p, names in reg.platforms.items() if name in names}
+        terms = terms + floor_terms(reg.role, cost, terms, plats)
     return terms, recorded, used

@@ -188,6 +188,7 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
     Gates are the ladder's, with the planning overlay applied (``overlay.py``: term rewrites,
     MoE backend gates); ``outcomes`` is the set of kernels the engine can pick on ``machine``,
     each with its condition (``scenarios.py``)."""
+    from .floors import shown
     from .overlay import disagreements, holds, load_overlay, moe_gates, rewrite, scheme_cost
 
     engine, release = ladder.engine, ladder.version
@@ -215,15 +216,18 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
         v, res = evaluate_terms(terms, machine, facts)
         hv, _ = evaluate_terms(terms, machine, facts, optimistic=True)
         ov_v, _ = evaluate_terms(terms, machine, facts, assume=frozenset({"option"}))
-        gate = " & ".join(describe(t) for t in terms) or "(none: always available)"
+        seen = shown(terms, platform)  # a floor term the rung's own gate implies is not repeated
+        gate = " & ".join(describe(t) for t in seen) or "(none: always available)"
         cost = scheme_cost(ov, sid, name) or reg.cost.get(name) or (mg.cost.get(name) if mg else None) or (k.cost_class if k else "unknown")
         rung = RungOut(rung=i + 1, rungs=len(rungs), kernel=name, cost_class=cost, gate=gate,
-                       verdict=v, hardware=hv, terms=_terms_out(res), overlay=used, words=gate_words(terms))
+                       verdict=v, hardware=hv, terms=_terms_out([r for r in res if any(r.term is t for t in seen)]),
+                       overlay=used, words=gate_words(seen))
         if v == Verdict.fails and ov_v == Verdict.passes:
             rung.needs = _option_needs(terms, machine, facts)
         out.rungs.append(rung)
         walked.append((name, cost, terms))
     _predict(out, reg)
+    _floor_note(out, walked, machine, facts)
     from .overlay import exhausted_message
 
     out.exhausted = reg.exhausted or (mg.exhausted if mg else "") or exhausted_message(ov, reg.name)
@@ -296,6 +300,20 @@ def _option_needs(terms: list[GateTerm], machine: Machine, facts: dict[str, list
                     needs += _option_needs(opt, machine, facts)
                     break
     return needs
+
+
+def _floor_note(out: Walk, walked, machine: Machine, facts) -> None:
+    """A note when the first rung the engine's own gates let through is refused only by the
+    hardware floor (``floors.py``): the engine would select it and fail at its first GEMM."""
+    from .floors import floor_note
+
+    for r, (name, _, terms) in zip(out.rungs, walked):
+        if r.predicted or r.possible:
+            return
+        own = [t for t in terms if not t.floor]
+        if len(own) < len(terms) and evaluate_terms(own, machine, facts)[0] == Verdict.passes:
+            out.notes.append(floor_note(r.rung, name, next(t.floor for t in terms if t.floor), machine))
+            return
 
 
 def _unknowns(r: RungOut) -> str:

@@ -337,7 +337,10 @@ def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machi
     if not 1 <= pos.rung <= len(names):
         return
     terms, _, _ = rung_terms(ladder, reg, names[pos.rung - 1])
-    above = [t for t in terms if (not t.only_on or "CUDA" in t.only_on)
+    # a hardware floor (analysis/floors.py) is no engine gate: an engine whose own gate misses it
+    # selects and logs the kernel on an older GPU (vLLM 0.29.0-0.32.0 logs "Selected
+    # CutlassFP8ScaledMMLinearKernel" on an A100, then fails: vllm-project/vllm#55008)
+    above = [t for t in terms if not t.floor and (not t.only_on or "CUDA" in t.only_on)
              and (f := _floor(t)) is not None and machine.cc < f]
     if not above:
         return

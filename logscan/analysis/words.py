@@ -41,6 +41,8 @@ def term_words(t: GateTerm) -> str:
         neg = neg and not said
     if t.only_on:
         s += f" (on {'/'.join(t.only_on)})"
+    if t.floor:
+        s += f" [{t.floor} hardware floor]"
     return f"not {s}" if neg else s
 
 

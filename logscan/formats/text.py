@@ -201,6 +201,9 @@ def _run(run: Run) -> list[str]:
                         out.append(f"      {rung_name}: needs {clip(gate, 200)}")
                 if len(s.ladder.above) > len(shown):
                     out.append(f"      ... and {len(s.ladder.above) - len(shown)} more (JSON ladder.stopped_by)")
+            if s.ladder and s.ladder.stated_refused:  # the log's own line refuses these rungs
+                out.append(f"  {s.kernel}: fallback explained by the log: {s.ladder.stated_by}, which "
+                           + clip(", ".join(s.ladder.stated_refused), 300) + " need")
             if s.ladder and s.ladder.undecided:  # the run's known facts do not decide these rungs
                 out += unexplained_lines(s)
             if s.refused is not None:  # the run's own failure refuses the kernel it selected

@@ -58,6 +58,9 @@ class GateTerm(_Strict):
     text: str = ""  #: for ``opaque``: the requirement as written
     source: str = ""
     why: str = ""  #: the domain fact behind a term added from the seeds (engine, file, version)
+    #: a hardware floor of native low-precision compute (``FP8``, ``FP4``, ``MX``: analysis/floors.py),
+    #: added to a native rung's gate by logscan, not read from the engine
+    floor: str = ""
 
 
 @strict

@@ -110,6 +110,10 @@ class Rule(_Strict):
     continuation: Optional[Continuation] = None
     #: the line states the GPU lacks a capability (``GpuCeiling``): checked against ``scan --gpu``
     implies_gpu: Optional[GpuCeiling] = None
+    #: the line states the GPU lacks native compute of a format: the id of its hardware floor in
+    #: ``patterns/hardware-floors.toml`` (``FP8``, ``FP4``). With no GPU known, scan judges the
+    #: native rungs behind that floor refused by the log itself (``analysis/floors.py``)
+    lacks_native: Optional[str] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
     #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).
     #: A shape's ``family`` gives a selection only for a name a ladder or the kernel lexicon

@@ -1,0 +1,130 @@
+"""Hardware floors of native low-precision compute (``patterns/hardware-floors.toml``).
+
+A rung whose cost class is ``native`` in a registry whose role quantizes activations (FP8
+W8A8, FP4 W4A4, OCP MX) computes in that format on the tensor cores, so it needs a GPU that
+has them, whatever the engine's own gate checks (vLLM 0.29.0-0.32.0's CUTLASS FP8 kernel
+checks only CUDA: vllm-project/vllm#55008). ``floor_terms`` gives the floor as gate terms
+(``cc_min`` on CUDA, ``gfx`` on ROCm, each with ``floor`` set), which ``overlay.rung_terms``
+appends for ``ladder``, ``matrix``, ``explain`` and scan's fallback judgement. Weight-only,
+emulated and other cost classes, and roles that keep activations in 16 bits, get none.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Optional
+
+import regex
+
+from ..packs.loader import _read_toml, patterns_root
+from ..packs.model import GateTerm
+
+
+class FloorError(ValueError):
+    """``patterns/hardware-floors.toml`` is malformed."""
+
+
+@functools.lru_cache(maxsize=4)
+def load_floors(root: Optional[Path] = None) -> dict[str, dict]:
+    """The floors by id (``FP8``, ``FP4``, ``MX``), each with compiled ``roles``. Raises
+    ``FloorError`` on a malformed entry; a missing file means no floors."""
+    path = (root or patterns_root()) / "hardware-floors.toml"
+    if not path.is_file():
+        return {}
+    out: dict[str, dict] = {}
+    for fid, f in _read_toml(path).get("floor", {}).items():
+        try:
+            roles = [regex.compile(r, regex.I) for r in f["roles"]]
+            cc = int(f["cuda_cc"])
+            gfx = [str(g) for g in f.get("rocm_gfx", [])]
+            src = str(f["source"])
+        except (KeyError, TypeError, ValueError, regex.error) as exc:
+            raise FloorError(f"{path}: floor {fid}: {exc}") from None
+        out[fid] = {"roles": roles, "cuda_cc": cc, "rocm_gfx": gfx, "what": str(f.get("what", fid)),
+                    "source": src, "missed_by": [str(m) for m in f.get("missed_by", [])]}
+    return out
+
+
+def floor_for(role: str) -> Optional[str]:
+    """The floor id whose roles match a registry ``role``, or None."""
+    for fid, f in load_floors().items():
+        if any(rx.search(role or "") for rx in f["roles"]):
+            return fid
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _terms(fid: str) -> tuple[GateTerm, ...]:
+    f = load_floors()[fid]
+    why = f"{fid} hardware floor: {f['what']}. {f['source']}"
+    src = f"hardware floor {fid} (patterns/hardware-floors.toml)"
+    out = [GateTerm(kind="cc_min", cc=f["cuda_cc"], only_on=["CUDA"], floor=fid, source=src, why=why)]
+    if f["rocm_gfx"]:
+        out.append(GateTerm(kind="gfx", values=list(f["rocm_gfx"]), only_on=["ROCM"], floor=fid, source=src, why=why))
+    return tuple(out)
+
+
+def floor_terms(role: str, cost: Optional[str], terms: list[GateTerm],
+                platforms: Optional[set[str]] = None) -> list[GateTerm]:
+    """The floor terms a rung of a registry with ``role`` and cost class ``cost`` adds to its
+    ``terms``: none unless the cost is ``native`` and a floor names the role; only the terms of
+    the ``platforms`` whose lists hold the rung (all when None or ``ANY``). Added even when the
+    gate holds a capability term as high: a log line stating the GPU lacks the format
+    (``Machine.lacks``) refuses the floor term, never an engine's own capability term."""
+    if cost != "native":
+        return []
+    fid = floor_for(role)
+    if fid is None:
+        return []
+    every = not platforms or "ANY" in platforms
+    # the rung's own platform terms (``on CUDA``) rule out the other platform's floor term
+    only = [set(t.platforms) for t in terms if t.kind == "platform" and not t.negate and not t.only_on]
+    return [t for t in _terms(fid) if (every or any(p in platforms for p in t.only_on))
+            and all(set(t.only_on) & o for o in only)]
+
+
+def floor_note(rung: int, name: str, fid: str, machine) -> str:
+    """The note for a rung the engine's recorded gate lets through on ``machine`` but the ``fid``
+    floor refuses: the engine would select it and fail (with the floor's known ``missed_by``)."""
+    f = load_floors()[fid]
+    gpu = machine.gfx if machine.platform == "ROCM" and machine.gfx else (f"sm{machine.cc}" if machine.cc is not None else "the GPU")
+    seen = f" (known: {'; '.join(f['missed_by'])})" if f["missed_by"] else ""
+    return (f"rung {rung} {name}: the engine's recorded gate passes here, but {machine.gpu or gpu} ({gpu}) has no "
+            f"{f['what']} ({fid} hardware floor, patterns/hardware-floors.toml): if the engine checks nothing more, "
+            f"it selects {name} and fails at its first {fid} GEMM{seen}")
+
+
+def _min_cc(t: GateTerm) -> Optional[int]:
+    """The lowest CUDA compute capability a term lets through, or None (no bound)."""
+    if t.negate or t.floor or (t.only_on and "CUDA" not in t.only_on):
+        return None
+    if t.kind in ("cc_min", "cc_eq"):
+        return t.cc
+    if t.kind == "cc_range":
+        return t.lo
+    if t.kind == "cc_family" and t.major is not None:
+        return t.major * 10
+    if t.kind == "any_of" and t.options:
+        lows = [max((c for c in map(_min_cc, opt) if c is not None), default=None) for opt in t.options]
+        return None if any(c is None for c in lows) else min(lows)
+    return None
+
+
+def _implied(f: GateTerm, terms: list[GateTerm]) -> bool:
+    """Whether the rung's own terms already hold floor term ``f`` (a capability term as high, a
+    ROCm arch list inside the floor's)."""
+    if f.kind == "cc_min":
+        return any((c := _min_cc(t)) is not None and c >= (f.cc or 0) for t in terms)
+    return any(t.kind == "gfx" and not t.negate and not t.floor and t.values
+               and all(any(v.startswith(p) for p in f.values) for v in t.values) for t in terms)
+
+
+def shown(terms: list[GateTerm], platform: Optional[str] = None) -> list[GateTerm]:
+    """``terms`` as reports show them: a floor term the rung's own terms already imply, or one
+    for another platform than ``platform`` (when known), is left out (it still counts in every
+    verdict: a log line stating the GPU lacks the format refuses only floor terms)."""
+    own = [t for t in terms if not t.floor]
+    if len(own) == len(terms):
+        return terms
+    return [t for t in terms if not t.floor or not (
+        _implied(t, own) or (platform and t.only_on and platform not in t.only_on))]

@@ -39,14 +39,45 @@ def test_a_complete_traceback_is_reported_at_the_first_quiet_poll(packs, tmp_pat
     assert len(_failures(out)) == 1  # never twice
 
 
-def test_a_traceback_cut_after_a_frame_waits_for_a_quiet_poll(packs, tmp_path):
+def test_a_traceback_cut_after_a_frame_waits_idle_flush_for_its_exception(packs, tmp_path):
+    """A traceback with no exception line yet is a multi-line message still gathering: it waits
+    --idle-flush seconds of no new line (a first quiet poll printed it 'cut before the exception
+    line' and the exception that came a second later was never reported: new-user trial)."""
     path = tmp_path / "engine.log"
     path.write_bytes((DATA / "lmdeploy-2788.log").read_bytes())
     f, out = _follow(packs, path)
     f.poll_once()
     assert _failures(out) == []  # more frames and the exception may still come
-    f.poll_once()  # no new line: the traceback is as complete as it gets
+    f.poll_once()  # no new line, but not --idle-flush seconds (3600 here) of none
+    assert _failures(out) == []
+    f.idle_flush = 0.0  # the quiet spell has lasted --idle-flush
+    f.poll_once()
     assert len(_failures(out)) == 1
+    f.end_all()
+    assert len(_failures(out)) == 1  # never twice
+
+
+def test_the_exception_line_arriving_late_is_the_one_reported(packs, tmp_path):
+    """The trial's case: the frames are in the file, the exception line comes after a pause shorter
+    than --idle-flush; the failure printed names the exception, as scan of the whole file does."""
+    from logscan.pipeline import scan_inputs
+
+    lines = (DATA / "trtllm-2052.log").read_text(encoding="utf-8").splitlines(keepends=True)
+    last = max(i for i, ln in enumerate(lines) if "KeyError" in ln)
+    path = tmp_path / "engine.log"
+    path.write_text("".join(lines[:last]), encoding="utf-8")
+    f, out = _follow(packs, path)
+    f.poll_once()
+    f.poll_once()  # a quiet poll inside the writer's pause
+    assert _failures(out) == []
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("".join(lines[last:]))
+    f.poll_once()
+    f.poll_once()
+    f.end_all()
+    (rec,) = _failures(out)
+    want = scan_inputs([str(path)], packs).runs[0].start_failure
+    assert rec["start_failure"]["cause"] == want.cause == "KeyError: 'type'"
 
 
 def test_a_ready_line_after_the_traceback_in_the_same_poll_reports_no_failure(packs, tmp_path):

@@ -35,6 +35,10 @@ def check(row: dict, w) -> list[str]:
     can_refuse = w.scheme_verdict.value == "fails" or any(o.refused for o in w.outcomes)
     if "kernel" in row and not (w.certain and w.predicted == row["kernel"]):
         errs.append(f"expected certain {row['kernel']}, got: {w.outcome}")
+    if "selects_then_fails" in row:  # reachable by the engine's own gate, below the hardware floor
+        k = row["selects_then_fails"]
+        if not any(f"it selects {k} and fails" in n for n in w.notes) or w.predicted == k:
+            errs.append(f"expected a note that the engine selects {k} and fails, got: {w.outcome}; {w.notes}")
     if "first" in row and (not kernels or kernels[0] != row["first"]):
         errs.append(f"expected {row['first']} first, got: {w.outcome}")
     for k in row.get("includes", []):
@@ -71,7 +75,7 @@ def test_table_is_broad():
     for r in ROWS:
         assert r["sentence"].strip() and r["seed"] in {"000", "001", "003"}
         assert set(r) & {"kernel", "first", "includes", "excludes", "refused", "can_refuse", "classes", "rungs",
-                         "disagreement"}, r["id"]
+                         "disagreement", "selects_then_fails"}, r["id"]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])

@@ -202,6 +202,11 @@ class LadderIndex:
         """``elsewhere``'s answers by its arguments, one dict per index (cleared past 4,096 keys)."""
         return {}
 
+    @functools.cached_property
+    def _fitting_memo(self) -> dict:
+        """``logged_ladder.fitting_releases``' answers, one dict per index (cleared past 1,024 keys)."""
+        return {}
+
     def elsewhere(self, releases: list[str], chosen: Placement, name: str, hint: Optional[str],
                   platform: Optional[str], quantization: Optional[str] = None) -> list[RungElsewhere]:
         """Where ``name`` sits in the other ``releases`` (an inferred range), when they disagree.

@@ -79,7 +79,7 @@ def fitting_releases(idx: LadderIndex, cands: list[str], hint: Optional[str],
     """Shipped releases with a list (a registry whose role ``hint`` matches; ``platform``'s or an
     ``ANY`` list, every platform's when None) holding ``cands`` in their logged order. Memoised
     per index (a crash loop logs the same list in every run)."""
-    memo = idx.__dict__.setdefault("_fitting_memo", {})
+    memo = idx._fitting_memo
     key = (hint, tuple(cands), platform)
     if key not in memo:
         if len(memo) > 1024:

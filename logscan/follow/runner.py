@@ -36,7 +36,7 @@ from .pieces import is_gzip
 from .statefile import STATE_VERSION, load_state, write_state
 from ..fold import enabled as fold_enabled
 from .repeats import Repeats
-from .stream import KEEP_RUNS, FollowRecord, Stream, new_records, record_base
+from .stream import KEEP_RUNS, FollowRecord, Stream, cut_before_exception, new_records, record_base
 from .feeding import count_record, feed_line, feed_records, flush_at_stop, matches
 from .tail import FileTail, Position, StreamTail
 
@@ -320,9 +320,10 @@ class Follower:
             run = s.pipe.open_run()
             if run is not None:
                 self._report(s, run, final=False)
-        elif s.held_failure and s.stats.lines == before_lines and s.pipe.quiescent:
-            # a poll with no new line: the traceback held back (stream.new_records) is complete,
-            # unless its exception line still gathers lines (vllm-020's reasons: until --idle-flush)
+        elif (s.held_failure and s.stats.lines == before_lines and s.pipe.quiescent
+              and (now - s.last_data >= self.idle_flush or not cut_before_exception(s.pipe.open_run()))):
+            # no new line: a held traceback with its exception line is complete; one cut before it
+            # waits --idle-flush for the rest (a TypeError 1 s later was lost: new-user trial)
             s.held_failure = False
             run = s.pipe.open_run()
             if run is not None:

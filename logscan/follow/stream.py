@@ -238,3 +238,10 @@ def new_records(s: Stream, run: Run, final: bool = True) -> tuple[set[str], list
         else:
             s.held_failure = True  # reported at the next poll with no new line, or at the close
     return seen, new
+
+
+def cut_before_exception(run) -> bool:
+    """Whether ``run``'s failed start is a traceback with no exception line yet (``cause`` None):
+    ``Follower`` waits ``--idle-flush`` for its rest before printing it."""
+    sf = getattr(run, "start_failure", None) if run is not None else None
+    return sf is not None and sf.cause is None

@@ -85,3 +85,11 @@ def test_gate_takes_gpu_and_cuda_so_unexpected_fallback_can_be_gated(tmp_path):
     bad = CliRunner().invoke(cli, ["gate", "--gpu", "Z9000", log])
     assert bad.exit_code == 2 and "unknown GPU" in bad.output
     assert CliRunner().invoke(cli, ["gate", "--cuda", "twelve", log]).exit_code == 2
+
+
+def test_a_gate_only_code_in_scan_fail_on_points_to_gate_without_a_false_precondition():
+    """START_INCOMPLETE is raised by a plain 'logscan gate' (default policy): the error said it
+    'needs --baseline or a --policy' (new-user trial 2)."""
+    r = CliRunner().invoke(cli, ["scan", "--fail-on", "START_INCOMPLETE", str(FIXTURES / "vllm" / "vllm-005.log")])
+    assert r.exit_code == 2
+    assert "run 'logscan gate' on the log" in r.output and "(it needs --baseline or a --policy)" not in r.output

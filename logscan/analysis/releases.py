@@ -39,7 +39,8 @@ def resolve_release(packs: PackSet, engine: str, text: str) -> str:
     near = " and ".join(x for x in (older, newer) if x) or "none"
     span = release_span(idx.releases[0], idx.releases[-1]) if idx.releases else "none"
     raise ReleaseError(f"{engine} {text} has no shipped ladder (shipped: {len(idx.releases)} releases, {span}); "
-                       f"nearest: {near}. Run tools/refresh.py {engine} {text} to add it.")
+                       f"nearest: {near}. Give a shipped release, or add it from a logscan checkout with "
+                       f"tools/refresh.py {engine} {text} (a maintainer's tool, not installed).")
 
 
 def engines_with(packs: PackSet, text: str) -> dict[str, str]:

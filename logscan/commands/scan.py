@@ -45,8 +45,9 @@ def _parse_fail_on(value: str) -> set[str]:
     gate_only = sorted(i for i in items if i in codes and codes[i].raised_by == "gate")
     if gate_only:
         raise click.BadParameter(
-            f"{', '.join(gate_only)}: raised only by 'logscan gate' (it needs --baseline or a --policy), "
-            f"never by scan, so this --fail-on could never fire", param_hint="--fail-on")
+            f"{', '.join(gate_only)}: raised only by 'logscan gate' (run 'logscan gate' on the log; some gate "
+            f"codes need --baseline or a --policy), never by scan, so this --fail-on could never fire",
+            param_hint="--fail-on")
     return items
 
 def _failed(report, fail_on: set[str]) -> list[str]:

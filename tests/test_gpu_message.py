@@ -62,3 +62,11 @@ def test_the_unknown_gpu_error_counts_the_aliases_and_its_examples_are_accepted(
     assert re.search(r"and \d+ aliases of them \(H200, L4, RTX 4090, \.\.\.\)", msg), msg
     for alias in ("H200", "L4", "RTX 4090"):
         assert resolve_gpu(alias) is not None, alias
+
+
+def test_a_letter_o_for_a_zero_suggests_the_gpu_it_spells():
+    """'H1OO' suggested 'Jetson Thor, H100' (new-user trial 2): the zeroed spelling comes first."""
+    from logscan.analysis.gpus import unknown_gpu_message
+
+    assert "did you mean H100" in unknown_gpu_message("H1OO")
+    assert "did you mean V100" in unknown_gpu_message("V1OO")

@@ -178,6 +178,10 @@ def unknown_gpu_message(text: str) -> str:
     names = sorted(gpu_file().gpu)
     aliases = {a.lower(): name for name, e in gpu_file().gpu.items() for a in [name, *e.aliases]}
     close = []
+    # a letter O typed for a zero ('H1OO'): the name it spells with zeros comes first
+    zeroed = text.lower().replace("o", "0")
+    if zeroed in aliases:
+        close.append(aliases[zeroed])
     for hit in difflib.get_close_matches(text.lower(), list(aliases), n=6, cutoff=0.5):
         if aliases[hit] not in close:
             close.append(aliases[hit])

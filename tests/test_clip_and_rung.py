@@ -45,3 +45,18 @@ def test_rung_dash_is_explained_where_it_appears(packs):
     report = scan_inputs([str(FIXTURES / "vllm" / "vllm-005.log")], packs)
     assert all(sel.ladder for run in report.runs for sel in run.selections)
     assert "RUNG - means" not in text_render(report)  # said only where a dash is shown
+
+
+def test_rung_dash_note_does_not_claim_the_release_holds_no_ladder_with_the_name():
+    """vllm-352 (real): FLASHINFER_B12X chosen as an NvFp4 MoE backend, on no MoE ladder; 'RUNG -'
+    said 'on no shipped ladder of this engine release' although explain finds the name on the NVFP4
+    linear ladders (new-user trial 2): the note speaks of the layer family's ladders."""
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+    from tests.conftest import FIXTURES
+
+    out = CliRunner().invoke(cli, ["scan", str(FIXTURES / "vllm" / "vllm-352.log")]).output
+    assert "RUNG - means no shipped ladder of this engine release places the kernel for this layer family" in out
+    assert "on no shipped ladder of this engine release" not in out
+    assert CliRunner().invoke(cli, ["explain", "FLASHINFER_B12X"]).exit_code == 0

@@ -93,7 +93,9 @@ def _scheme_for(scheme: str, scales: str | None, moe: bool | None) -> str:
 
 def _machine_options(f):
     opts = [
-        click.option("--platform", default="cuda", show_default=True, type=click.Choice(["cuda", "rocm", "xpu", "cpu"], case_sensitive=False)),
+        click.option("--platform", default="cuda", show_default=True, type=click.Choice(["cuda", "rocm", "xpu", "cpu"], case_sensitive=False),
+                     help="The platform the engine runs on. A --gpu of another platform (MI300X, Arc B580) "
+                          "sets its own when --platform is left at the default."),
         click.option("--gpu", default=None, help="GPU name or compute capability: H100, B200, 'RTX 5090', sm90, 9.0."),
         click.option("--cuda", default=None, metavar="VERSION", help="CUDA runtime version, e.g. 12.8 (unknown if not given)."),
         click.option("--with", "with_", default=None, metavar="LIST",

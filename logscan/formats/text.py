@@ -263,8 +263,10 @@ def input_note(st: InputStats) -> Optional[str]:
 
 
 #: what ``RUNG -`` means, printed under every table that shows it
-RUNG_NONE = ("RUNG - means the kernel is on no shipped ladder of this engine release (a name the ladders do "
-             "not hold), so its place is unknown; the cost class says what the log or its name tells")
+RUNG_NONE = ("RUNG - means no shipped ladder of this engine release places the kernel for this layer family "
+             "(its list does not hold the name, or no ladder is shipped for the release), so its place is unknown; "
+             "the cost class says what the log or its name tells ('logscan explain NAME' lists the ladders that "
+             "hold a name)")
 
 
 def folded_words(run: Run) -> str:

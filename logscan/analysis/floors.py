@@ -18,6 +18,7 @@ import regex
 
 from ..packs.loader import _read_toml, patterns_root
 from ..packs.model import GateTerm
+from .gates import lowest_capability
 
 
 class FloorError(ValueError):
@@ -98,16 +99,10 @@ def _min_cc(t: GateTerm) -> Optional[int]:
     """The lowest CUDA compute capability a term lets through, or None (no bound)."""
     if t.negate or t.floor or (t.only_on and "CUDA" not in t.only_on):
         return None
-    if t.kind in ("cc_min", "cc_eq"):
-        return t.cc
-    if t.kind == "cc_range":
-        return t.lo
-    if t.kind == "cc_family" and t.major is not None:
-        return t.major * 10
     if t.kind == "any_of" and t.options:
         lows = [max((c for c in map(_min_cc, opt) if c is not None), default=None) for opt in t.options]
         return None if any(c is None for c in lows) else min(lows)
-    return None
+    return lowest_capability(t)
 
 
 def _implied(f: GateTerm, terms: list[GateTerm]) -> bool:

@@ -109,6 +109,22 @@ def _ver(text: Optional[str]) -> Optional[Version]:
         return None
 
 
+def lowest_capability(t: GateTerm) -> Optional[int]:
+    """The lowest compute capability (digits, ``90`` = sm90) a capability term lets through, or
+    None: ``cc_min`` / ``cc_eq`` its ``cc``, ``cc_range`` its ``lo``, ``cc_family`` its ``major`` x 10;
+    None for a negated term, other kinds, and alternatives (``any_of``: callers that look inside
+    them, ``floors._min_cc``, do so themselves)."""
+    if t.negate:
+        return None
+    if t.kind in ("cc_min", "cc_eq"):
+        return t.cc
+    if t.kind == "cc_range":
+        return t.lo
+    if t.kind == "cc_family" and t.major is not None:
+        return t.major * 10
+    return None
+
+
 def describe(t: GateTerm) -> str:
     """Compact rendering of a term, e.g. ``cc>=75``, ``CUDA>=12.8``, ``pkg flashinfer``, ``group_size in {-1,128}``.
 

@@ -294,21 +294,6 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
                           f"{met[0].kernel} ({met[0].cost_class})")
 
 
-def _floor(t) -> Optional[int]:
-    """The lowest compute capability (digits) a capability term lets through, or None: ``cc_min``
-    / ``cc_eq`` its ``cc``, ``cc_range`` its ``lo``, ``cc_family`` its ``major`` x 10; None for a
-    negated term, other kinds, and alternatives (``any_of``)."""
-    if t.negate:
-        return None
-    if t.kind in ("cc_min", "cc_eq"):
-        return t.cc
-    if t.kind == "cc_range":
-        return t.lo
-    if t.kind == "cc_family" and t.major is not None:
-        return t.major * 10
-    return None
-
-
 def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machine, add_finding) -> None:
     """GPU_CONTRADICTS_LOG when the log shows a kernel whose own rung needs a newer GPU than the
     ``--gpu`` one: a capability term of the rung's gate (as ``ladder`` walks it: the planning
@@ -323,6 +308,7 @@ def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machi
     the log names is the log's own word. The log is the evidence, so ``--gpu`` is probably not
     the GPU the log came from, and what was inferred from it (UNEXPECTED_FALLBACK, walked kernels)
     rests on the wrong machine."""
+    from .gates import lowest_capability
     from .overlay import rung_terms
     from .words import term_words
 
@@ -341,7 +327,7 @@ def contradicted(ctx: Analyzer, run: RunState, pack: Pack, sel: Selection, machi
     # selects and logs the kernel on an older GPU (vLLM 0.29.0-0.32.0 logs "Selected
     # CutlassFP8ScaledMMLinearKernel" on an A100, then fails: vllm-project/vllm#55008)
     above = [t for t in terms if not t.floor and (not t.only_on or "CUDA" in t.only_on)
-             and (f := _floor(t)) is not None and machine.cc < f]
+             and (f := lowest_capability(t)) is not None and machine.cc < f]
     if not above:
         return
     why = "; ".join(term_words(t) for t in above)

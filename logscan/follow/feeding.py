@@ -61,6 +61,17 @@ def feed_records(s: Stream, records, report: Report) -> None:
                     report(s, run)
 
 
+def flush_gathering(s: Stream, report: Callable[..., None]) -> None:
+    """End the multi-line message stream ``s``'s pipeline still gathers (a quiet spell of
+    ``--idle-flush``, or follow stopping): the open run is then dirty, and a run its end closed
+    is reported (``report``: ``Follower._report``)."""
+    for ev, run in s.pipe.flush_pending():
+        if ev is not None:
+            s.dirty = True
+        if run is not None:
+            report(s, run)
+
+
 def flush_at_stop(s: Stream, report: Callable[..., None], emit: Callable[[FollowRecord], None]) -> None:
     """``logscan follow`` stops (SIGTERM/SIGINT): print what stream ``s`` holds back, as a quiet spell
     would (``report``: ``Follower._report``; ``emit`` prints a JSON line): a multi-line message
@@ -72,11 +83,7 @@ def flush_at_stop(s: Stream, report: Callable[..., None], emit: Callable[[Follow
     run holds as a likely repeat stay held (``follow/repeats.py``: the restart holds them again)."""
     if s.done:
         return
-    for ev, run in s.pipe.flush_pending():
-        if ev is not None:
-            s.dirty = True
-        if run is not None:
-            report(s, run)
+    flush_gathering(s, report)
     run = s.pipe.open_run()
     if run is not None and (s.dirty or s.held_failure):
         s.dirty = s.held_failure = False

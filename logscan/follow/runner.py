@@ -37,7 +37,7 @@ from .statefile import STATE_VERSION, load_state, write_state
 from ..fold import enabled as fold_enabled
 from .repeats import Repeats
 from .stream import KEEP_RUNS, FollowRecord, Stream, cut_before_exception, new_records, record_base
-from .feeding import count_record, feed_line, feed_records, flush_at_stop, matches
+from .feeding import count_record, feed_line, feed_records, flush_at_stop, flush_gathering, matches
 from .tail import FileTail, Position, StreamTail
 
 if TYPE_CHECKING:  # importing .metrics imports prometheus-client (start-up: deferred.py)
@@ -308,11 +308,7 @@ class Follower:
             if not s.unwrap.pending and s.pipe.quiescent:
                 s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
         elif not s.pipe.quiescent and now - s.last_data >= self.idle_flush:
-            for ev, run in s.pipe.flush_pending():  # a multi-line message that got no more lines
-                if ev is not None:
-                    s.dirty = True
-                if run is not None:
-                    self._report(s, run)
+            flush_gathering(s, self._report)  # a multi-line message that got no more lines
             if not s.unwrap.pending:
                 s.ck = (s.tail.position(), s.line, s.pipe.checkpoint())
         if s.dirty:

@@ -323,12 +323,10 @@ def _incomplete_words(report: Report) -> str:
     """The summary's note on runs that chose kernels but that no line shows to have come up or failed
     (the log was cut off): what ``logscan gate`` fails as START_INCOMPLETE (``gate/incomplete.py``),
     said here too, so that a scan that looks clean does not contradict the gate. '' when none."""
-    from ..gate.incomplete import runs_up
+    from ..gate.incomplete import cut_off, runs_up
 
     up = runs_up(report)
-    cut = [r.index + 1 for r in report.runs
-           if r.selections and r.start_failure is None and r.serving_failure is None
-           and (r.source, r.first_line) not in up]
+    cut = [r.index + 1 for r in report.runs if cut_off(report, r, up)]
     if not cut:
         return ""
     which = ", ".join(map(str, cut[:8])) + (" ..." if len(cut) > 8 else "")

@@ -23,7 +23,7 @@ from .policy import AllowEntry, Policy, Subject
 from .releases import Release, release_of
 from .repeats import note_folded
 from .unread import KERNEL_LINE_UNREAD, no_kernel_note, unread_check  # noqa: F401 (re-exported)
-from .incomplete import (START_INCOMPLETE, _incomplete_check, came_up,  # noqa: F401 (re-exported)
+from .incomplete import (START_INCOMPLETE, _incomplete_check, came_up, cut_off,  # noqa: F401 (re-exported)
                          ready_engines_of, runs_up)
 # judging one check lives in .judge, the result models in .result; their names stay importable
 # from here (formats, api, tests)
@@ -143,8 +143,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
                       verdict=Verdict.passed, decided_by="", source=run.source, line=lf.line, run=n,
                       engine=eng, evidence=lf.evidence, reasons=[lf.cause] if lf.cause else [])
             checks.append(_judge(c, Subject(eng, ver, None, None, code=SERVING_FAILED), policy, cmap, today, rel))
-        if (ready_engines is not None and run.selections and sf is None and run.serving_failure is None
-                and not came_up(report, run, up)):
+        if ready_engines is not None and cut_off(report, run, up):
             checks.append(_incomplete_check(report, run, n, eng, rel, policy, cmap, today, ready_engines))
         ur = unread_check(run, n, rel, policy, cmap, today)  # a kernel sentence no rule reads: said
         if ur is not None:

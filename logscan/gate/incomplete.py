@@ -51,6 +51,13 @@ def came_up(report: Report, run: Run, up: Optional[set[tuple[str, int]]] = None)
     return (run.source, run.first_line) in (runs_up(report) if up is None else up)
 
 
+def cut_off(report: Report, run: Run, up: Optional[set[tuple[str, int]]] = None) -> bool:
+    """A run that chose kernels but that no line shows to have come up (``came_up``) or failed, at
+    start or while serving: what the gate judges as START_INCOMPLETE and the text summary names."""
+    return (bool(run.selections) and run.start_failure is None and run.serving_failure is None
+            and not came_up(report, run, up))
+
+
 def _incomplete_check(report: Report, run: Run, n: int, eng: str, rel: Release, policy: Policy, cmap: dict[str, str],
                       today: date, ready_engines: Optional[frozenset[str]]) -> Check:
     """The START_INCOMPLETE check of a run that chose kernels but whose log shows neither that the

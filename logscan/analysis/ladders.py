@@ -28,6 +28,18 @@ def _v(text: str) -> Version:
     return Version(text)
 
 
+def role_registries(ladder: LadderFile, hint: Optional[str]) -> list[Registry]:
+    """The kernel registries of ``ladder`` (not attention) whose role the regex ``hint`` matches
+    (case-insensitive; every one for no hint or a hint that is no regex), in ladder order."""
+    hint_re = None
+    if hint:
+        try:
+            hint_re = regex.compile(hint, regex.I)
+        except regex.error:
+            hint_re = None
+    return [r for r in ladder.registry if r.kind != "attention" and (hint_re is None or hint_re.search(r.role))]
+
+
 _NOT_ALNUM = regex.compile(r"[^a-z0-9]")
 
 
@@ -305,14 +317,8 @@ class LadderIndex:
         ``name`` on (same arguments, same order of preference), or None; without the cost class
         and the skipped rungs, which ``elsewhere`` does not need."""
         ladder = self.pack.ladders[release]
-        hint_re = None
-        if hint:
-            try:
-                hint_re = regex.compile(hint, regex.I)
-            except regex.error:
-                hint_re = None
         plat = (platform or "CUDA").upper()
-        regs = [r for r in ladder.registry if r.kind != "attention" and (hint_re is None or hint_re.search(r.role))]
+        regs = role_registries(ladder, hint)
         # a hand-kept dispatch registry (dispatch.toml) after the release's own lists: a logged
         # registry choice ('Selected CutlassFP8ScaledMMLinearKernel for Fp8LinearMethod', made
         # even when 0.15.0 .. 0.18.1 then run Marlin) is that registry's rung; the dispatch

@@ -27,7 +27,7 @@ from typing import Optional
 import regex
 
 from ..models import CostClass, Event
-from .ladders import LadderIndex, Placement, norm
+from .ladders import LadderIndex, Placement, norm, role_registries
 
 #: one item of a logged list: quoted, or a bare name
 _ITEM = regex.compile(r"""'([^']{1,120})'|"([^"]{1,120})"|([^\s,'"\[\]]{1,120})""")
@@ -89,17 +89,11 @@ def fitting_releases(idx: LadderIndex, cands: list[str], hint: Optional[str],
 
 
 def _fitting(idx: LadderIndex, cands: list[str], hint: Optional[str], platform: Optional[str]) -> set[str]:
-    try:
-        hint_re = regex.compile(hint, regex.I) if hint else None
-    except regex.error:
-        hint_re = None
     plat = platform.upper() if platform else None
     out: set[str] = set()
     for rel in idx.releases:
         ladder = idx.pack.ladders[rel]
-        for reg in ladder.registry:
-            if reg.kind == "attention" or (hint_re is not None and not hint_re.search(reg.role)):
-                continue
+        for reg in role_registries(ladder, hint):
             if any(_positions(rungs, reg, ladder, cands) is not None for p, rungs in reg.platforms.items()
                    if plat is None or p in (plat, "ANY")):
                 out.add(rel)
@@ -113,13 +107,7 @@ def _holding(ladder, placement: Placement, cands: list[str], hint: Optional[str]
     0.15.0 has both the if-chain and the ``AVAILABLE_BACKENDS`` list for FP8 MoE, and the logged
     list is the second. The placement's own list when none does."""
     pos = placement.position
-    try:
-        hint_re = regex.compile(hint, regex.I) if hint else None
-    except regex.error:
-        hint_re = None
-    for reg in ladder.registry:
-        if reg.kind == "attention" or (hint_re is not None and not hint_re.search(reg.role)):
-            continue
+    for reg in role_registries(ladder, hint):
         for p, rungs in reg.platforms.items():
             if (p in (pos.platform, "ANY") and pos.kernel_class in rungs
                     and _positions(rungs, reg, ladder, cands) is not None):

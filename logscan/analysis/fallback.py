@@ -85,11 +85,11 @@ def run_machine(ctx: Analyzer, run: RunState, pack: Pack) -> tuple[Machine, Opti
         if isinstance(v, str) and v != "None":
             machine.env.setdefault(flag, v.strip("'\""))
     set_compiled_builds(machine, run, pack)
-    machine.lacks = stated_lacks(ctx, run)
+    machine.lacks = stated_lacks(ctx, run, machine)
     return machine, origin
 
 
-def stated_lacks(ctx: Analyzer, run: RunState) -> dict[str, str]:
+def stated_lacks(ctx: Analyzer, run: RunState, machine=None) -> dict[str, str]:
     """The hardware floors the run's own lines state the GPU lacks (rule ``lacks_native``):
     floor id -> ``line N``, the first line saying so. A floor term fails on them when the run's
     GPU is unknown (``gates.evaluate``): the engine's own word explains the fallback."""
@@ -98,27 +98,22 @@ def stated_lacks(ctx: Analyzer, run: RunState) -> dict[str, str]:
         entry = ctx.rules.get(ev.rule)
         rule = entry[0].rule if entry is not None else None
         fid = getattr(rule, "lacks_native", None)
-        if fid and fid not in out and _states_lack(rule, run):
+        if fid and fid not in out and _states_lack(rule, run, machine):
             out[fid] = f"line {ev.line}"
     return out
 
 
-def _states_lack(rule, run: RunState) -> bool:
+def _states_lack(rule, run: RunState, machine=None) -> bool:
     """Whether ``rule``'s line says the GPU lacks the format *in this run*: a rule that also has
     ``implies_gpu`` (vLLM's and SGLang's FP8 Marlin sentence) does so only under the quantization
     its ceiling names, stated by the run, and with none of its ``unless`` facts (a forced Marlin, a
     disabled kernel) stated; otherwise the same sentence reaches a capable GPU and explains nothing
     (fail closed: the fallback stays undecided). A rule without ``implies_gpu`` states the lack in
     its own words ('NVFP4 w4a4 requires compute capability >= 10.0; serving ... via FP4 Marlin')."""
-    import regex
+    from .statements import ceiling_holds
 
     ceiling = getattr(rule, "implies_gpu", None)
-    if ceiling is None:
-        return True
-    quant = (run.config.quantization or "").strip().lower()
-    if ceiling.quantization is not None and (not quant or not regex.fullmatch(ceiling.quantization, quant)):
-        return False
-    return not any(run.config.extra.get(u) not in (None, "", "None") for u in ceiling.unless)
+    return ceiling is None or ceiling_holds(ceiling, run, machine)
 
 
 #: the one need a run with no known GPU gets for every hardware term (compute capability, arch)

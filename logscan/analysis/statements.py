@@ -25,6 +25,19 @@ def _forced_by(ceiling, machine, run: "RunState") -> list[str]:
             if run.config.extra.get(u) not in (None, "", "None") or machine.env.get(u) not in (None, "", "None")]
 
 
+def ceiling_holds(ceiling, run: "RunState", machine=None) -> bool:
+    """Whether a rule's ``implies_gpu`` ceiling applies to ``run``: the run states a quantization
+    method the ceiling names (when it names one) and no ``unless`` fact that forces the path on a
+    capable GPU (``_forced_by``; ``machine`` adds the server arguments it gathered). Used by the
+    GPU contradiction below and by ``fallback.stated_lacks``."""
+    quant = (run.config.quantization or "").strip().lower()
+    if ceiling.quantization is not None and (not quant or not regex.fullmatch(ceiling.quantization, quant)):
+        return False
+    if machine is None:
+        return not any(run.config.extra.get(u) not in (None, "", "None") for u in ceiling.unless)
+    return not _forced_by(ceiling, machine, run)
+
+
 def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origin) -> None:
     """GPU_CONTRADICTS_LOG for each rule with ``implies_gpu`` whose line the run holds, when
     ``--gpu`` (``origin == "given"``, ``machine`` from ``fallback.run_machine``) is a CUDA GPU at or
@@ -34,7 +47,6 @@ def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origi
     if origin != "given" or machine is None or machine.cc is None or machine.platform != "CUDA":
         return
     stated_capability(ctx, run, add_finding, machine)
-    quant = (run.config.quantization or "").strip().lower()
     seen: set[str] = set()
     for ev in run.events:
         entry = ctx.rules.get(ev.rule)
@@ -42,9 +54,7 @@ def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origi
         ceiling = getattr(rule, "implies_gpu", None)
         if ceiling is None or ev.rule in seen or machine.cc < ceiling.below:
             continue
-        if ceiling.quantization is not None and (not quant or not regex.fullmatch(ceiling.quantization, quant)):
-            continue
-        if _forced_by(ceiling, machine, run):
+        if not ceiling_holds(ceiling, run, machine):
             continue
         seen.add(ev.rule)
         add_finding("GPU_CONTRADICTS_LOG", ev, ev.rule, kernel=rule.kernel, inferred=True, basis="engine_message",

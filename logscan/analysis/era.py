@@ -9,20 +9,17 @@ are named, so the report never hides contradicting evidence.
 """
 from __future__ import annotations
 
-import functools
 from typing import Callable, Optional
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
 
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
+from ..packs.model_history import _v
 
 
-@functools.lru_cache(maxsize=4096)
-def release_version(rel: str) -> Version:
-    """``Version(rel)`` parsed once per release name: closing a run weighs every era hint against
-    every known release (a crash loop of 760 runs parsed 386k Versions, ~1 s of a 2.3 MB log)."""
-    return Version(rel)
+#: ``Version(rel)`` parsed once per release name (``packs.model_history._v``): closing a run weighs
+#: every era hint against every known release (a crash loop of 760 runs parsed 386k Versions)
+release_version = _v
 
 
 #: id(spec) -> (spec, {release: in spec}): the specifiers are the compiled rules' and prefixes'

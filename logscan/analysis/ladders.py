@@ -20,12 +20,7 @@ from ..models import CostClass, LadderPosition, RungElsewhere
 from ..packs.history import release_span
 from ..packs.loader import Pack
 from ..packs.model import LadderFile, Registry
-
-
-@functools.lru_cache(maxsize=4096)
-def _v(text: str) -> Version:
-    """``Version(text)``, parsed once per text (placement compares the same releases thousands of times)."""
-    return Version(text)
+from ..packs.model_history import _v  # ``Version(text)`` parsed once per text (re-exported)
 
 
 def role_registries(ladder: LadderFile, hint: Optional[str]) -> list[Registry]:

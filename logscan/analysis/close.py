@@ -20,7 +20,7 @@ from . import run_checks, run_parts, statements
 from .engine_facts import engine_info, infer_platform, kernel_of, platform_from_failure
 from .infer import infer_selections
 from .refused import mark_refused
-from .logged_ladder import logged_candidates, on_logged_list
+from .logged_ladder import logged_candidates, off_list, off_list_entry, off_list_note, on_logged_list
 from .ladders import parse_version
 from .lexicon import classify, normalise
 from .runstate import RunState, SelectionGroup, fill
@@ -122,6 +122,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     used: set[tuple[int, str]] = set()
     dropped: dict[tuple[int, str], str] = {}
     pending: list = []  #: (event, kernel, how) of events naming a target no ladder placed (``targets``)
+    off_lists: list = []  #: "not understood" entries of choices absent from their own logged list
     release = info.version if info.version_source == "logged" else info.ladder_version
     # the facts a skipped rung is judged on (the GPU, CUDA runtime, build, env, server args the
     # run states): ``fell`` counts the rungs none of them refuses, and the fallback is judged on them
@@ -170,8 +171,10 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 nearer = idx.next_release(info.ladder_version)
                 placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization, known, off)
                              if nearer else None)
-            if placement is not None and (cands := logged_candidates(ev)):  # the run's own ladder
+            cands = logged_candidates(ev)
+            if placement is not None and cands:  # the run's own ladder
                 placement = on_logged_list(idx, placement, kname, cands, ev.line, hint, known, off) or placement
+            unlisted = off_list(kname, cands, placement)  # chosen 'out of' a list that lacks it
             cost = CostClass(r.cost_class) if r.cost_class else None
             if r.shape and placement is None and classify(ctx.packs.lexicon, kernel, "") is None:
                 used.discard((ev.line, ev.rule))  # a grammar shape naming no known kernel: its parts stay an event
@@ -217,6 +220,11 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 )
                 sels[key] = SelectionGroup(sel)
             sel_family = sels[key].selection.family  # another line may have named this choice first
+            if unlisted and not any(u.line == ev.line for u in off_lists):
+                note = off_list_note(kernel, cands, ev.line, placement is not None)
+                s0 = sels[key].selection
+                s0.reasoning = note + (f"; {s0.reasoning}" if s0.reasoning else "")
+                off_lists.append(off_list_entry(ev, note))
             if rank:
                 sels[key].ranks.add(rank)
             sels[key].printers.add(ev.rank or "main")
@@ -326,7 +334,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     return Run(index=run.index, source=run.source, first_line=run.first_line, last_line=run.last_line,
                engine=info, config=run.config, selections=selections, findings=fl,
                worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
-               unexplained=_not_understood(run, ctx, used, dropped, selections, fl, pending, ambiguous),
+               unexplained=_not_understood(run, ctx, used, dropped, selections, fl, pending, ambiguous + off_lists),
                serving_failure=crashed)
 
 

@@ -16,9 +16,15 @@ That list, not the shipped one of a guessed release, is what the selection fell 
 - ``fitting_releases``: the shipped releases whose list for that registry holds the logged items
   in the logged order (equal, or with more rungs between them) are an era hint.
 
-Fail closed: a list cut short (``...``) or one that does not name the selected kernel (vLLM
-0.2x's explicitly requested FLASHINFER_B12X, absent from the list it prints) leaves the shipped
-placement as it was.
+Fail closed: a list cut short (``...``) or one that does not name the selected kernel leaves
+the shipped placement as it was. A choice absent from the list it was made "out of"
+(``off_list``: vllm-101 / vllm-009 "Using 'FLASHINFER_B12X' NvFp4 MoE backend out of potential
+backends: ['FLASHINFER_TRTLLM', ..., 'EMULATION']") contradicts the line's own words: vLLM's
+oracles print the same ``_make_log_backend`` line for an explicitly requested backend
+(``_return_or_raise`` under "Handle explicit moe_backend from user", fused_moe/oracle/nvfp4.py
+0.20.0 ->), and a build whose enum has a member its list lacks prints it too. The selection says
+so (``reasoning``) and the run's "not understood" list gets an entry (kind ``off_list``): neither
+a warning nor a rung, since the kernel itself may be native and fine.
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ from typing import Optional
 
 import regex
 
-from ..models import CostClass, Event
+from ..models import CostClass, Event, Unexplained
 from .ladders import LadderIndex, Placement, norm, role_registries
 
 #: one item of a logged list: quoted, or a bare name
@@ -156,3 +162,41 @@ def on_logged_list(idx: LadderIndex, placement: Placement, kernel: str, cands: l
 def rung_names(reg, pos) -> list[str]:
     """The rungs ``pos`` counts on: the run's logged list when it has one, else the shipped list."""
     return list(pos.logged_list) if pos.logged_list else reg.platforms.get(pos.platform, [])
+
+
+#: the kind of the "not understood" entry ``off_list`` gives
+OFF_LIST = "off_list"
+#: how the ``reasoning`` of such a selection starts
+OFF_LIST_NOTE = "not on its logged list:"
+
+
+def off_list(kernel: str, cands: list[str], placement: Optional[Placement]) -> bool:
+    """Whether a logged candidate list ``cands`` (``candidate_list``: a whole list) names neither
+    the selected ``kernel`` nor, when the shipped ladder placed it, the placed class (or one of its
+    registry or kernel aliases). False for no list."""
+    if not cands:
+        return False
+    want = {norm(kernel)}
+    if placement is not None:
+        want.add(norm(placement.position.kernel_class))
+        reg = placement.registry
+        want |= {norm(a) for a, m in reg.aliases.items() if m == placement.position.kernel_class}
+    return not any(norm(c) in want for c in cands)
+
+
+def off_list_note(kernel: str, cands: list[str], line: int, placed: bool) -> str:
+    """Why a choice absent from its own candidate list is not placed on it (``reasoning``,
+    starting with ``OFF_LIST_NOTE``)."""
+    shown = ", ".join(cands[:8]) + (", ..." if len(cands) > 8 else "")
+    return (f"{OFF_LIST_NOTE} line {line} chose {kernel} 'out of' {len(cands)} candidate(s) that do not include it: "
+            "the choice was forced (an explicitly requested backend, --moe-backend: vLLM's MoE oracles print "
+            "the full list for it too, fused_moe/oracle/*.py _return_or_raise) or this build's list differs "
+            "from the one it printed; "
+            + ("its rung is the shipped ladder's, not the logged list's" if placed
+               else "its place on the ladder is unknown")
+            + f" (logged list: {shown})")
+
+
+def off_list_entry(ev: Event, note: str) -> Unexplained:
+    """The run's "not understood" entry for a choice absent from the list its line logs."""
+    return Unexplained(line=ev.line, rule=ev.rule, kind=OFF_LIST, message=ev.message[:2000], why=note)

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ..gate.evaluate import GateResult
 
 
+#: how a selection chosen 'out of' a logged list that lacks it is noted (``analysis.logged_ladder.OFF_LIST_NOTE``)
+_OFF_LIST_NOTE = "not on its logged list:"
 #: Lines of a run's "Not understood" section printed in the text report (``--unexplained`` lists all).
 MAX_UNEXPLAINED_SHOWN = 20
 
@@ -201,6 +203,8 @@ def _run(run: Run) -> list[str]:
                         out.append(f"      {rung_name}: needs {clip(gate, 200)}")
                 if len(s.ladder.above) > len(shown):
                     out.append(f"      ... and {len(s.ladder.above) - len(shown)} more (JSON ladder.stopped_by)")
+            if (s.reasoning or "").startswith(_OFF_LIST_NOTE):  # chosen 'out of' a list that lacks it
+                out.append(f"  {s.kernel}: {clip(s.reasoning, 400)}")
             if s.ladder and s.ladder.stated_refused:  # the log's own line refuses these rungs
                 out.append(f"  {s.kernel}: fallback explained by the log: {s.ladder.stated_by}, which "
                            + clip(", ".join(s.ladder.stated_refused), 300) + " need")

@@ -127,7 +127,7 @@ def gate(report: Report, policy: Optional[PathLike] = None, *, baseline: Optiona
     from .gate.evaluate import ready_engines_of
 
     return evaluate(report, pol, packs.findings, day, baseline=base, baseline_name=base_name,
-                    ready_engines=None if partial_log else ready_engines_of(packs))
+                    ready_engines=None if partial_log else ready_engines_of(packs), packs=packs)
 
 
 __all__ = ["scan", "gate"]

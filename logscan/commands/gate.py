@@ -154,7 +154,7 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
     from ..gate.evaluate import ready_engines_of
 
     result = evaluate(report, policy, packs.findings, day, baseline=baseline, baseline_name=baseline_path,
-                      ready_engines=None if partial_log else ready_engines_of(packs))
+                      ready_engines=None if partial_log else ready_engines_of(packs), packs=packs)
     if partial_log:  # the user's word, said where it cannot be missed
         click.echo("logscan: gate: --partial-log: a start not seen to come up or fail (START_INCOMPLETE) "
                    "is not judged", err=True)
@@ -211,7 +211,7 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
     except SideError as exc:
         click.echo(f"logscan: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    changes = compare(a, b)
+    changes = compare(a, b, packs)
     failed = new_side_failures(b)
     if fmt == "json":
         click.echo(json.dumps({"old": old, "new": new, "changes": [c.model_dump(mode="json") for c in changes],

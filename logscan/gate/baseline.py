@@ -9,12 +9,14 @@ pipeline. Used by ``logscan diff`` and ``logscan gate --baseline``.
 from __future__ import annotations
 
 import json
+from dataclasses import field
 from typing import Literal, Optional
 
 from ..models import COST_ORDER, CostClass, Report, Selection
 from ..packs.loader import PackSet
 from ..plain import PlainModel, plain
 from ..sources.safe import safe_text
+from .rungs import names_of, rank, same_kernel
 
 Status = Literal["same", "down", "up", "moved", "missing", "new"]
 #: ``added`` / ``removed``: the family has a kernel on one side only, so no cost class to compare
@@ -37,6 +39,11 @@ class FamilyState(PlainModel):
     source: str
     line: int
     evidence: str
+    #: the ladder class the rung is counted for (``ladder.kernel_class``); not dumped
+    kernel_class: Optional[str] = field(default=None, metadata={"exclude": True})
+    #: the rungs ``rung`` counts on, in order: the run's logged candidate list, else the shipped
+    #: list of ``registry`` / ``platform`` at ``ladder_version`` (None: not known); not dumped
+    names: Optional[list[str]] = field(default=None, metadata={"exclude": True})
 
     def rung_text(self) -> str:
         """``6/8`` or ``-`` when the kernel is on no shipped ladder."""
@@ -47,8 +54,10 @@ class FamilyState(PlainModel):
 class FamilyChange(PlainModel):
     """One layer family compared between the baseline (``old``) and now (``new``).
 
-    ``status``: ``down`` (higher rung number on the same ladder, or more rungs fallen on
-    another one), ``up``, ``moved`` (another kernel with no ladder to rank the two), ``same``,
+    ``status``: ``down`` (another kernel, below the baseline's on a list of the same registry
+    that holds both, or more rungs fallen on another registry), ``up``, ``moved`` (another kernel
+    that no list ranks against the baseline's: a regression, fail closed), ``same`` (the same
+    kernel, whatever its rung number: a list that gained or lost rungs renumbers it),
     ``missing`` (in the baseline only), ``new`` (now only). ``cost``: the cost-class move,
     ranked by ``models.COST_ORDER`` (``worse``, ``better``, ``same``), or ``removed`` (a ``missing``
     family) / ``added`` (a ``new`` one): never ``same`` for a family one side lacks. ``reasoning``
@@ -64,8 +73,9 @@ class FamilyChange(PlainModel):
 
     @property
     def regressed(self) -> bool:
-        """Moved down, changed cost class, or went missing (a family added now is no regression)."""
-        return self.status in ("down", "missing") or self.cost_changed
+        """Moved down, changed to a kernel no list ranks (``moved``: fail closed), changed cost
+        class, or went missing (a family added now is no regression)."""
+        return self.status in ("down", "moved", "missing") or self.cost_changed
 
     @property
     def cost_changed(self) -> bool:
@@ -80,27 +90,29 @@ class FamilyChange(PlainModel):
         return self.status + ("" if self.cost == "same" else f", cost {self.cost}")
 
 
-def _state(run_source: str, s: Selection) -> FamilyState:
+def _state(run_source: str, s: Selection, packs: Optional[PackSet] = None, engine: Optional[str] = None) -> FamilyState:
     lad = s.ladder
     return FamilyState(
         family=s.family, kernel=s.kernel, cost_class=s.cost_class,
         registry=lad.registry if lad else None, platform=lad.platform if lad else None,
         ladder_version=lad.ladder_version if lad else None, rung=lad.rung if lad else None,
         rungs=lad.rungs if lad else None, fell=lad.fell if lad else None,
-        source=run_source, line=s.line, evidence=s.evidence)
+        source=run_source, line=s.line, evidence=s.evidence,
+        kernel_class=lad.kernel_class if lad else None, names=names_of(lad, packs, engine))
 
 
 def _badness(st: FamilyState) -> tuple[int, int]:
     return (len(COST_ORDER) - COST_ORDER.index(st.cost_class), st.fell or 0)
 
 
-def family_states(report: Report) -> dict[str, FamilyState]:
+def family_states(report: Report, packs: Optional[PackSet] = None) -> dict[str, FamilyState]:
     """Layer family -> its kernel; when several runs or ranks disagree, the worst one is kept
-    (worst cost class first, then most rungs fallen) so a baseline never hides a bad start."""
+    (worst cost class first, then most rungs fallen) so a baseline never hides a bad start.
+    ``packs`` gives each state the shipped list its rung counts on (``FamilyState.names``)."""
     out: dict[str, FamilyState] = {}
     for run in report.runs:
         for s in run.selections:
-            st = _state(run.source, s)
+            st = _state(run.source, s, packs, run.engine.name)
             if s.family not in out or _badness(st) > _badness(out[s.family]):
                 out[s.family] = st
     return out
@@ -114,19 +126,29 @@ def _cost_move(old: CostClass, new: CostClass) -> CostMove:
 
 def _pair(family: str, o: FamilyState, n: FamilyState) -> FamilyChange:
     cost = _cost_move(o.cost_class, n.cost_class)
-    same_kernel = o.kernel.lower() == n.kernel.lower()
+    same = same_kernel(o, n)
     if o.rung is not None and n.rung is not None and o.registry == n.registry and o.platform == n.platform:
-        status: Status = "same" if n.rung == o.rung else ("down" if n.rung > o.rung else "up")
-        why = f"rung {o.rung_text()} -> {n.rung_text()} on {n.registry} ({n.platform})"
+        on = f"on {n.registry} ({n.platform})"
+        if same:
+            status: Status = "same"
+            why = f"same kernel {on}" + ("" if o.rung_text() == n.rung_text() else
+                                        f"; rung {o.rung_text()} -> {n.rung_text()} only renumbers it (the list "
+                                        "gained or lost rungs), the kernel did not move")
+        else:
+            ranked, why = rank(o, n)
+            status = ranked or "moved"
+            why = f"another kernel {on}: {why}" + ("" if ranked else "; cannot compare, so not passed as unchanged")
     elif o.fell is not None and n.fell is not None:
-        status = "same" if (n.fell == o.fell and same_kernel) else (
+        status = "same" if (n.fell == o.fell and same) else (
             "down" if n.fell > o.fell else "up" if n.fell < o.fell else "moved")
         why = (f"inferred: different ladders ({o.registry} -> {n.registry}), compared by rungs fallen "
                f"{o.fell} -> {n.fell}")
     else:
-        status = "same" if same_kernel else "moved"
-        why = "no shipped ladder holds " + ("both kernels" if o.rung is None and n.rung is None else
-                                            "one of the kernels") + ": compared by name and cost class only"
+        status = "same" if same else "moved"
+        unknown = "both kernels" if o.rung is None and n.rung is None else "one of the kernels"
+        why = (f"no shipped ladder places {unknown} (RUNG -): " + (
+            "the same kernel by name, its rung not compared" if same else
+            "another kernel whose rung cannot be compared, so not passed as unchanged"))
     if cost != "same":
         why += f"; cost class {o.cost_class.value} -> {n.cost_class.value} ({cost})"
     return FamilyChange(family=family, old=o, new=n, status=status, cost=cost, reasoning=why)
@@ -166,14 +188,16 @@ def _pair_generic(a: dict[str, FamilyState], b: dict[str, FamilyState]) -> list[
     return out
 
 
-def compare(old: Report, new: Report) -> list[FamilyChange]:
+def compare(old: Report, new: Report, packs: Optional[PackSet] = None) -> list[FamilyChange]:
     """Every layer family of either report, compared; sorted by family name (deterministic).
+    ``packs``: the shipped ladders, to rank two kernels on lists of different length (without
+    them only logged candidate lists and lists of one release and length rank them).
 
     Families are paired by exact name first, then (a family renamed between releases, e.g.
     ``linear (NVFP4 GEMM)`` and ``linear (NVFP4)``) by the ladder registry and platform, then a
     family that names no scheme with the one family of its layer kind on the other side.
     """
-    a, b = family_states(old), family_states(new)
+    a, b = family_states(old, packs), family_states(new, packs)
     pairs: list[tuple[str, FamilyState, FamilyState]] = []
     for fam in sorted(set(a) & set(b)):
         pairs.append((fam, a.pop(fam), b.pop(fam)))

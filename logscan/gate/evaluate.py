@@ -56,8 +56,9 @@ def _scheme_of_finding(run: Run, kernel: Optional[str], line: int, family: Optio
 
 def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date,
              baseline: Optional[Report] = None, baseline_name: Optional[str] = None,
-             ready_engines: Optional[frozenset[str]] = None) -> GateResult:
-    """Judge ``report`` with ``policy`` on ``today``; compare with ``baseline`` when given.
+             ready_engines: Optional[frozenset[str]] = None, packs=None) -> GateResult:
+    """Judge ``report`` with ``policy`` on ``today``; compare with ``baseline`` when given
+    (``packs``: the shipped ladders, which rank two kernels on lists of different length).
 
     ``ready_engines``: the engines whose pack has a ``kind = "ready"`` rule (``ready_engines_of``):
     a run with kernels that is not seen to come up or fail is ``START_INCOMPLETE``, which for a
@@ -204,7 +205,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
             checks.append(_judge(c, Subject(None, None, None, None, code=LINES_NOT_READ), policy, cmap, today, Release()))
     changes: list[FamilyChange] = []
     if baseline is not None:
-        changes = compare(baseline, report)
+        changes = compare(baseline, report, packs)
         checks += _baseline_checks(changes, report, policy, cmap, today)
     note_folded(checks, report)  # a check of a run with folded repeats says so (a crash loop)
     used = {c.allowance.where for c in checks if c.allowance is not None}
@@ -291,11 +292,14 @@ def _baseline_checks(changes: list[FamilyChange], report: Report, policy: Policy
         codes = []
         if ch.status == "down":
             codes.append("KERNEL_MOVED_DOWN")
+        if ch.status == "moved":  # another kernel no list ranks: not passed as unchanged
+            codes.append("KERNEL_CHANGED_UNRANKED")
         if ch.cost_changed:  # not "added" / "removed": a family one side lacks is FAMILY_MISSING or new
             codes.append("COST_CLASS_CHANGED")
         if ch.status == "missing":
             codes.append("FAMILY_MISSING")
         what = {"KERNEL_MOVED_DOWN": "moved down its ladder since the baseline",
+                "KERNEL_CHANGED_UNRANKED": "runs another kernel than the baseline, which no ladder ranks against it",
                 "COST_CLASS_CHANGED": f"cost class changed since the baseline ({ch.cost})",
                 "FAMILY_MISSING": "has no kernel selection now", None: f"{ch.status} since the baseline"}
         judged: list[Check] = []

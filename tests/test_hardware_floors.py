@@ -15,7 +15,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from logscan.analysis.floors import floor_terms, load_floors
+from logscan.analysis.floors import floor_for, floor_terms, load_floors
 from logscan.cli import cli
 from logscan.packs.loader import default_packs
 from logscan.pipeline import scan_inputs
@@ -163,6 +163,50 @@ def test_a_logged_kernel_below_its_floor_is_no_gpu_contradiction():
     # vllm#55008: vLLM 0.29.0 itself logs the CUTLASS FP8 kernel on an A100 (then fails)
     report = scan_inputs([str(V134)], gpu="A100", engine_version={"vllm": "0.29.0"})
     assert "GPU_CONTRADICTS_LOG" not in _codes(report)
+    (f,) = [f for r in report.runs for f in r.findings if f.code == "BELOW_HARDWARE_FLOOR"]
+    assert f.severity.value == "warning" and f.inferred and "first FP8 GEMM" in f.title
+    assert any("vllm-project/vllm#55008" in r for r in f.reasons)
+
+
+def test_a_logged_kernel_below_its_floor_with_an_inferred_release_names_both_readings():
+    # vllm-134 prints no release (0.18.1 .. 0.33.0 fit): the gate miss covers 0.29.0-0.32.0 only
+    report = scan_inputs([str(V134)], gpu="A100")
+    (f,) = [f for r in report.runs for f in r.findings if f.code == "BELOW_HARDWARE_FLOOR"]
+    assert any("inferred, 0.18.1 .. 0.33.0" in r for r in f.reasons)
+    assert any("in any other, the engine would not have selected it" in r for r in f.reasons)
+
+
+@pytest.mark.parametrize("version", ["0.25.0", "0.33.0"])
+def test_a_logged_kernel_below_its_floor_no_gate_miss_explains_contradicts_gpu(version):
+    # 0.33.0 asks cutlass_fp8_supported() (#55884), 0.25.0 predates the miss: the engine would not
+    # select CUTLASS FP8 on sm80, so --gpu A100 is not this log's GPU
+    report = scan_inputs([str(V134)], gpu="A100", engine_version={"vllm": version})
+    (f,) = [f for r in report.runs for f in r.findings if f.code == "GPU_CONTRADICTS_LOG"]
+    assert "hardware floor" in f.title and "BELOW_HARDWARE_FLOOR" not in _codes(report)
+
+
+@pytest.mark.parametrize("gpu", [None, "H100", "L4"])
+def test_a_logged_kernel_at_or_above_its_floor_or_with_no_gpu_raises_nothing(gpu):
+    report = scan_inputs([str(V134)], gpu=gpu)
+    assert not {"BELOW_HARDWARE_FLOOR", "GPU_CONTRADICTS_LOG"} & set(_codes(report))
+
+
+def test_a_weight_only_kernel_has_no_floor_to_be_below():
+    report = scan_inputs([str(V018)], gpu="A100")  # FP8 Marlin on an sm80: what the floor predicts
+    assert not {"BELOW_HARDWARE_FLOOR", "GPU_CONTRADICTS_LOG"} & set(_codes(report))
+
+
+def test_every_gate_miss_names_a_native_rung_of_its_floor_in_its_releases():
+    packs = default_packs()
+    for fid, f in load_floors().items():
+        for m in f["gate_miss"]:
+            pack = packs.packs[m["engine"]]
+            rels = [r for r in pack.ladders if m["releases"].contains(r)]
+            assert rels, f"floor {fid}: gate miss {m['releases']} covers no shipped {m['engine']} release"
+            for k in m["kernels"]:
+                held = [r for r in rels for reg in pack.ladders[r].registry
+                        if floor_for(reg.role) == fid and any(k in rungs for rungs in reg.platforms.values())]
+                assert held, f"floor {fid}: {k} is on no {fid}-floored registry in {m['releases']}"
 
 
 def test_every_floor_role_matches_a_shipped_registry():

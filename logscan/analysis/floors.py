@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 import regex
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from ..packs.loader import _read_toml, patterns_root
 from ..packs.model import GateTerm
@@ -39,10 +40,13 @@ def load_floors(root: Optional[Path] = None) -> dict[str, dict]:
             cc = int(f["cuda_cc"])
             gfx = [str(g) for g in f.get("rocm_gfx", [])]
             src = str(f["source"])
-        except (KeyError, TypeError, ValueError, regex.error) as exc:
+            misses = [{"engine": str(m["engine"]), "releases": SpecifierSet(str(m["releases"])),
+                       "kernels": [str(k) for k in m["kernels"]], "says": str(m["says"])}
+                      for m in f.get("gate_miss", [])]
+        except (KeyError, TypeError, ValueError, regex.error, InvalidSpecifier) as exc:
             raise FloorError(f"{path}: floor {fid}: {exc}") from None
         out[fid] = {"roles": roles, "cuda_cc": cc, "rocm_gfx": gfx, "what": str(f.get("what", fid)),
-                    "source": src, "missed_by": [str(m) for m in f.get("missed_by", [])]}
+                    "source": src, "gate_miss": misses, "missed_by": [m["says"] for m in misses]}
     return out
 
 
@@ -123,3 +127,88 @@ def shown(terms: list[GateTerm], platform: Optional[str] = None) -> list[GateTer
         return terms
     return [t for t in terms if not t.floor or not (
         _implied(t, own) or (platform and t.only_on and platform not in t.only_on))]
+
+
+def lacks_floor(fid: str, machine) -> bool:
+    """Whether ``machine`` is known to lack floor ``fid``: a CUDA GPU below its ``cuda_cc``, or a
+    ROCm GPU whose known arch starts with none of its ``rocm_gfx`` prefixes. False when unknown."""
+    f = load_floors()[fid]
+    if machine.platform == "CUDA" and machine.cc is not None:
+        return machine.cc < f["cuda_cc"]
+    if machine.platform == "ROCM" and getattr(machine, "gfx", None):
+        return not any(machine.gfx.startswith(p) for p in f["rocm_gfx"])
+    return False
+
+
+def gate_misses(fid: str, engine: str, kernel_class: str, releases: list[str]) -> list[dict]:
+    """The floor's ``gate_miss`` entries of ``engine`` naming ``kernel_class`` whose release range
+    holds one of ``releases`` (the releases the run may be)."""
+    return [m for m in load_floors()[fid]["gate_miss"]
+            if m["engine"] == engine and kernel_class in m["kernels"]
+            and any(m["releases"].contains(r, prereleases=True) for r in releases)]
+
+
+def _may_be(info, releases: list[str]) -> list[str]:
+    """The releases a run may be: its logged or given one, else the shipped ``releases`` inside its
+    inferred range, else all of them."""
+    from .ladders import parse_version
+
+    if info.version and info.version_source in ("logged", "given"):
+        return [info.version]
+    rng = info.release_range if info.version_source == "inferred" else None
+    if rng and len(rng) == 2 and all(parse_version(x) for x in rng):
+        lo, hi = parse_version(rng[0]), parse_version(rng[1])
+        return [r for r in releases if (v := parse_version(r)) is not None and lo <= v <= hi]
+    return list(releases)
+
+
+def below_floor(run, pack, info, sel, machine, origin, add_finding) -> None:
+    """A logged native kernel of a floored role (``floor_for``) on a GPU the run's known facts say
+    lacks that floor (``lacks_floor``: ``--gpu``, or a GPU the log names), e.g. vllm-134's
+    'Selected CutlassFP8ScaledMMLinearKernel' with ``--gpu A100`` (sm80, FP8 floor sm89).
+
+    BELOW_HARDWARE_FLOOR when a ``gate_miss`` of the floor names the kernel for a release the run
+    may be: there the engine selects it on that GPU and fails at its first GEMM, unless ``--gpu``
+    is not this log's GPU (vLLM 0.29.0-0.32.0, vllm-project/vllm#55008). Else, for ``--gpu``,
+    GPU_CONTRADICTS_LOG: no release the run may be selects it on that GPU, so the log came from
+    another machine. A GPU the log names with no gate miss to explain it claims nothing (a device
+    line may be another device's). Weight-only, emulated and other cost classes have no floor."""
+    from .run_checks import where
+
+    pos = sel.ladder
+    fid = floor_for(pos.role) if sel.cost_class.value == "native" else None
+    if fid is None or origin not in ("given", "log") or not lacks_floor(fid, machine):
+        return
+    f = load_floors()[fid]
+    misses = gate_misses(fid, pack.engine, pos.kernel_class, _may_be(info, list(pack.ladders)))
+    if not misses and origin != "given":
+        return
+    ev = next((e for e in run.events if e.line == sel.line), run.events[0])
+    gpu, at = machine.gpu or where(machine), where(machine)
+    said = "from --gpu" if origin == "given" else "named by the log"
+    need = f"sm{f['cuda_cc']}+" if machine.platform == "CUDA" else "/".join(f["rocm_gfx"]) + "*"
+    first = (f"the log shows {sel.kernel} (rung {pos.rung}/{pos.rungs} of {pos.registry}, {pos.ladder_version}), "
+             f"native on a {pos.role} registry: it computes on {f['what']}, {need} ({fid} hardware floor, "
+             f"patterns/hardware-floors.toml); {gpu} ({at}, {said}) has none")
+    if not misses:
+        add_finding("GPU_CONTRADICTS_LOG", ev, sel.rule, kernel=sel.kernel, inferred=True, basis="ladder",
+                    family=sel.family, reasons=[
+                        first, "no engine gate is known to select it below the floor in a release this run may be "
+                        f"({info.version or 'inferred'}): the log is the evidence, so --gpu is probably not the GPU "
+                        "this log came from, and what was inferred from --gpu rests on a machine the log contradicts"],
+                    title=f"--gpu {gpu} ({at}) cannot run {sel.kernel}, which the log shows: below its {fid} "
+                          "hardware floor")
+        return
+    known = "; ".join(m["says"] for m in misses)
+    sure = info.version_source in ("logged", "given")
+    add_finding("BELOW_HARDWARE_FLOOR", ev, sel.rule, kernel=sel.kernel, inferred=True, basis="ladder",
+                family=sel.family, reasons=[
+                    first, f"the engine's gate is known to let it through below the floor: {known}"
+                    + ("" if sure else f" (this run's release is {info.version_source}"
+                       + (f", {' .. '.join(info.release_range)}" if info.release_range else "") + ")"),
+                    ("so this start selected a kernel its GPU cannot run and fails at its first "
+                     f"{fid} GEMM" if sure else f"in such a release this start selected a kernel its GPU cannot run "
+                     f"and fails at its first {fid} GEMM; in any other, the engine would not have selected it there")
+                    + ("; or --gpu is not the GPU this log came from" if origin == "given" else "")],
+                title=f"{sel.kernel} ({sel.family}) is below its {fid} hardware floor on {gpu} ({at}): "
+                      f"expect a failure at its first {fid} GEMM")

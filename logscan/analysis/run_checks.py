@@ -262,8 +262,10 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
     run's known facts (``machine``, ``origin``: ``fallback.run_machine``; ``info``: the run's
     ``EngineInfo``, whose release may leave a rung undecided): UNEXPECTED_FALLBACK when every
     need of one is met; the undecided ones go to ``LadderPosition.undecided`` (UNEXPLAINED).
-    GPU_CONTRADICTS_LOG for a logged kernel the ``--gpu`` one cannot run."""
+    GPU_CONTRADICTS_LOG for a logged kernel the ``--gpu`` one cannot run; BELOW_HARDWARE_FLOOR
+    (``floors.below_floor``) for one below its hardware floor that a known gate miss selects."""
     from .fallback import judge_above, release_need
+    from .floors import below_floor
 
     off = disabled_kernels(run)
     for s in sels.values():
@@ -273,6 +275,8 @@ def expected_rungs(ctx: Analyzer, run: RunState, pack: Pack, sels: dict, add_fin
             continue
         if sel.observed and origin == "given":
             contradicted(ctx, run, pack, sel, machine, add_finding)
+        if sel.observed:  # a GPU known to lack the native compute the logged rung needs
+            below_floor(run, pack, info, sel, machine, origin, add_finding)
         if pos.rung <= 1 or not pos.above:
             continue
         ladder = pack.ladders[pos.ladder_version]

@@ -108,11 +108,16 @@ def _badness(st: FamilyState) -> tuple[int, int]:
 def family_states(report: Report, packs: Optional[PackSet] = None) -> dict[str, FamilyState]:
     """Layer family -> its kernel; when several runs or ranks disagree, the worst one is kept
     (worst cost class first, then most rungs fallen) so a baseline never hides a bad start.
-    ``packs`` gives each state the shipped list its rung counts on (``FamilyState.names``)."""
+    ``packs`` (default: the shipped packs) gives each state the list its rung counts on
+    (``FamilyState.names``)."""
+    if packs is None:
+        from ..packs.loader import default_packs
+
+        packs = default_packs()
     out: dict[str, FamilyState] = {}
     for run in report.runs:
         for s in run.selections:
-            st = _state(run.source, s, packs, run.engine.name)
+            st = _state(run.source, s, packs, run.engine.read_with or run.engine.name)
             if s.family not in out or _badness(st) > _badness(out[s.family]):
                 out[s.family] = st
     return out
@@ -190,8 +195,8 @@ def _pair_generic(a: dict[str, FamilyState], b: dict[str, FamilyState]) -> list[
 
 def compare(old: Report, new: Report, packs: Optional[PackSet] = None) -> list[FamilyChange]:
     """Every layer family of either report, compared; sorted by family name (deterministic).
-    ``packs``: the shipped ladders, to rank two kernels on lists of different length (without
-    them only logged candidate lists and lists of one release and length rank them).
+    ``packs``: the ladders that rank two kernels on lists of different length (default: the
+    shipped packs; a release no pack holds is ranked by logged candidate lists only).
 
     Families are paired by exact name first, then (a family renamed between releases, e.g.
     ``linear (NVFP4 GEMM)`` and ``linear (NVFP4)``) by the ladder registry and platform, then a

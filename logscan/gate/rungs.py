@@ -56,10 +56,12 @@ def rank(o: "FamilyState", n: "FamilyState") -> tuple[Optional[str], str]:
     numbers, which a list that gained or lost rungs renumbers (rung 4 of 9 vs rung 5 of 11).
     ``(None, why)`` when no list holds both, or the two lists order them differently."""
     votes = {}
-    for side, names in (("new", n.names), ("baseline", o.names)):
+    sides = (("new", n.names), ("baseline", o.names)) if n.names != o.names else (("one", n.names),)
+    for side, names in sides:
         i, j = _at(names, o), _at(names, n)
         if i is not None and j is not None:
-            votes[side] = ("down" if j > i else "up", f"on the {side}'s list {n.kernel} is rung {j + 1}/{len(names)}, "
+            on = "on the list both sides count on" if side == "one" else f"on the {side}'s list"
+            votes[side] = ("down" if j > i else "up", f"{on} {n.kernel} is rung {j + 1}/{len(names)}, "
                                                        f"{o.kernel} rung {i + 1}/{len(names)}")
     if not votes:
         if o.names is None and n.names is None and o.rungs == n.rungs and o.ladder_version == n.ladder_version:

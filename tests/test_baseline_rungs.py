@@ -92,3 +92,12 @@ def test_ranking_uses_order_not_numbers():
     # no list holds both, lengths differ: no rank, never a raw-number verdict
     lone = _st("Z", 1, ["Z"], "0.3")
     assert _pair("MoE (X)", old, lone).status == "moved"
+
+
+def test_without_lists_numbers_rank_only_on_one_release_and_length():
+    a, b = _st("X", 2, ["?"] * 5), _st("Y", 4, ["?"] * 5)
+    a.names = b.names = None  # a release no pack holds: only its own numbers are known
+    assert _pair("MoE (X)", a, b).status == "down"
+    c = b.model_copy(update={"ladder_version": "0.2"})
+    c.names = None
+    assert _pair("MoE (X)", a, c).status == "moved"  # another release's list: numbers do not compare

@@ -64,7 +64,8 @@ def rank(o: "FamilyState", n: "FamilyState") -> tuple[Optional[str], str]:
             votes[side] = ("down" if j > i else "up", f"{on} {n.kernel} is rung {j + 1}/{len(names)}, "
                                                        f"{o.kernel} rung {i + 1}/{len(names)}")
     if not votes:
-        if o.names is None and n.names is None and o.rungs == n.rungs and o.ladder_version == n.ladder_version:
+        if (o.names is None and n.names is None and o.rungs == n.rungs and o.ladder_version == n.ladder_version
+                and o.rung != n.rung):
             # one shipped list (same release, same length), its rungs unknown here: numbers compare
             return ("down" if n.rung > o.rung else "up"), f"rung {o.rung_text()} -> {n.rung_text()} on one list"
         return None, (f"no list of {n.registry} ({n.platform}) known here holds both {o.kernel} and {n.kernel}: "

@@ -156,6 +156,20 @@ def test_cli_gpu_option(tmp_path):
 
 
 # -- hard failures and version gates --------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    # a package the lexicon ties to no kernel: read, but no OPTIONAL_PACKAGE_MISSING (trust.py)
+    "RuntimeError: The standard SGLang MPS model path requires Torch >= 2.13.0; found Torch 2.9.0; reinstall with the srt_mps extra",
+    # a device named as the place of a shape check, not as what lacks support
+    "ValueError: GPTQ on XPU requires group_size in [32, 64, 128], got 256.",
+    "ValueError: --sampling-backend intel_xpu requires --device xpu, got --device cuda",
+])
+def test_raised_refusals_of_other_objects_give_no_finding(tmp_path, line):
+    rep = _scan_text(tmp_path, "[2026-11-29 10:00:00 TP0] Scheduler hit an exception: Traceback\n" + line + "\n")
+    (run,) = rep.runs
+    assert run.engine.name == "sglang" and run.start_failure is not None
+    assert {f.code for f in run.findings} <= {"START_FAILED"}
+
+
 @pytest.mark.parametrize("line,code,remedy", [
     ("ValueError: ModelOpt NVFP4 native dense GEMM backends require SM100+. Use --fp4-gemm-backend marlin on SM80-SM90.",
      "UNSUPPORTED_ON_ARCH", "--fp4-gemm-backend marlin"),
@@ -170,6 +184,12 @@ def test_cli_gpu_option(tmp_path):
      "CUDA 12.8+.", "OPTIONAL_PACKAGE_MISSING", "PyTorch 2.8.0+"),
     ("ValueError: Current platform does not support NVFP4 quantization with the selected MoE backend. Please use "
      "Blackwell and above, or use moe_runner_backend=marlin on SM80+.", "UNSUPPORTED_ON_ARCH", "moe_runner_backend=marlin"),
+    # the refusal grammar by object (docs/grammar.md, Raised refusals; shared/reference/sglang/templates.jsonl)
+    ("ValueError: --dsa-prefill-backend flashmla_sparse_q8 is SM90-only; got compute capability sm_8x.", "UNSUPPORTED_ON_ARCH", None),
+    ("NotImplementedError: AWQ MoE is not yet supported on XPU (dense-only phase).", "UNSUPPORTED_ON_ARCH", None),
+    ("ValueError: --fp4-gemm-backend flashinfer_cudnn needs cuDNN >= 9.23.1 for the bf16 x fp4 GEMM (found 9.10.0).",
+     "OPTIONAL_PACKAGE_MISSING", None),
+    ("ValueError: TRTLLM FMHAv2 prefill on SM120 does not support fp8_e4m3 KV cache or skip-softmax.", "KV_CACHE_UNSUPPORTED", None),
 ])
 def test_hard_failures_name_the_engines_remedy(tmp_path, line, code, remedy):
     rep = _scan_text(tmp_path, "[2026-11-29 10:00:00 TP0] Scheduler hit an exception: Traceback\n" + line + "\n")

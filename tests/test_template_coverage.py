@@ -57,3 +57,28 @@ def test_template_coverage_meets_target(args, target):
     hit, total, out = _coverage(*args)
     misses = "\n".join(line for line in out.splitlines() if line.startswith("MISS"))
     assert hit / total >= target, f"coverage {hit}/{total} below {target:.0%}; misses:\n{misses}"
+
+
+#: engine -> templates understood at least, deep (a selection, a finding, an attention choice or an
+#: event with captured parts), non-raise levels: the degradation and choice sentences of branch
+#: templates31 (vLLM 484 -> 503 of 527, SGLang 464 -> 531 of 636). A rule change that stops reading
+#: one, or reads it without its parts, fails here.
+DEEP_FLOORS = {"vllm": 503, "sglang": 531}
+DEEP_LEVELS = "info,warning,warning_once,error,debug"
+
+
+@pytest.mark.parametrize("engine", sorted(DEEP_FLOORS))
+def test_deep_coverage_of_logged_templates_keeps_its_floor(engine):
+    templates = SHARED / "reference" / engine / "templates.jsonl"
+    if not templates.is_file():
+        pytest.skip(f"{templates} not found")
+    cmd = f"{sys.executable} -m logscan.cli scan --format json {{log}}"
+    proc = subprocess.run(
+        [sys.executable, str(TOOL), str(templates), "--engine", engine, "--deep", "--levels", DEEP_LEVELS,
+         "--cmd", cmd, "-v"], capture_output=True, text=True, timeout=600,
+    )
+    found = _LAST.findall(proc.stdout)
+    assert found, f"the coverage tool printed no coverage line (exit {proc.returncode}): {proc.stderr[-500:]}"
+    hit, total = map(int, found[-1])
+    misses = "\n".join(line for line in proc.stdout.splitlines() if line.startswith("MISS"))
+    assert hit >= DEEP_FLOORS[engine], f"{engine}: deep coverage {hit}/{total} below {DEEP_FLOORS[engine]}; misses:\n{misses}"

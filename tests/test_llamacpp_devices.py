@@ -115,3 +115,17 @@ def test_the_html_report_shows_the_same_rows():
     out = CliRunner().invoke(cli, ["scan", "--format", "html", str(FIX / "llamacpp-223.log")],
                              catch_exceptions=False).stdout
     assert "<td>devices</td><td>4 ROCm: 0: AMD Instinct MI100 (gfx908)" in out
+
+
+def test_a_listed_fact_must_be_one_the_rule_sets():
+    """``lists`` (which ``sets`` keys every line adds to) is rule data: a key the rule does not set
+    is a typo the pack loader refuses, not a list that silently stays empty."""
+    import pytest
+
+    from logscan.packs.model_rules import Rule
+
+    base = dict(id="x.device", kind="gpu", pattern=r"Device (?P<gpu>\w+)", keywords=["Device"],
+                examples=["Device A"], sets={"devices": "{gpu}"})
+    assert Rule.model_validate({**base, "lists": ["devices"]}).lists == ["devices"]
+    with pytest.raises(ValueError, match="lists names facts its sets lack"):
+        Rule.model_validate({**base, "lists": ["device"]})

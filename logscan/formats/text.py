@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 
 from .clip import clip
 from ..models import InputStats, Report, Run
+from ..models_run import CONFIG_SHOWN
 from .escape import TableLine, report_line, visible_controls
 from .inputs import input_error, input_warnings, unopened  # noqa: F401 (input_error: re-exported)
 from .table import render_table
@@ -52,7 +53,7 @@ def unexplained_lines(s) -> list[str]:
 
 
 #: the parallelism beyond TP a config line shows (``config.extra``, ``analysis.runstate.PARALLEL_FACTS``)
-PARALLEL_SHOWN = ("pp", "dp", "ep")
+PARALLEL_SHOWN = tuple(k for k, f in CONFIG_SHOWN if f is None)
 #: run facts (``config.extra``) that say how the run was judged, and the header label each gets in the
 #: text and HTML reports: analysis/run_checks ``note_unknown_gpu``, ``note_given_gpu``,
 #: ``judged_machine`` (a GPU of the other vendor) and ``walk_selections`` (no walk without a platform)
@@ -160,10 +161,7 @@ def _run(run: Run) -> list[str]:
     elif plat:
         out.append(f"  platform {e.platform}{plat[len(', platform ') + len(e.platform):]}")
     c = run.config
-    facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
-                                     ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
-                                     *((k, c.extra.get(k)) for k in PARALLEL_SHOWN),
-                                     ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
+    facts = [f"{k}={v}" for k, v in ((k, getattr(c, f) if f else c.extra.get(k)) for k, f in CONFIG_SHOWN) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
     out += [f"  {label:<8} {words}" for label, words in fact_rows(run)]

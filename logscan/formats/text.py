@@ -187,7 +187,9 @@ def _run(run: Run) -> list[str]:
             out.append(f"  {RUNG_NONE}")
         for s in run.selections:
             if s.ladder and s.ladder.fell:
-                on = (f"the candidate list line {s.ladder.logged_line} logs ({s.ladder.registry}"
+                from ..analysis.logged_ladder import logged_list_words
+
+                on = (f"{logged_list_words(s.ladder.logged_line)} ({s.ladder.registry}"
                       if s.ladder.logged_list else f"{s.ladder.registry} ({s.ladder.platform}")
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {on}, "
                            f"{_title(name)} {s.ladder.ladder_version}) below "

@@ -223,6 +223,8 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
                                      for x in s.ladder.elsewhere)
                            + (" (the inferred releases disagree)" if e.version_source == "inferred"
                               else " (the shipped releases disagree; the log names none)"))
+                if s.ladder.unplaced_in:  # releases the range fits whose ladders hold no such rung
+                    out.append(f"      no {s.family} ladder shipped for {s.ladder.unplaced_in} holds {s.kernel}")
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:

@@ -97,9 +97,8 @@ class Rule(_Strict):
     finding: Optional[str] = None  #: finding code the line states
     remedy: Optional[str] = None
     sets: dict[str, str] = _field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
-    #: keys of ``sets`` every matching line adds to instead of setting once (``config.extra``, "; "-
-    #: joined in log order, ``runstate.listed_fact``): a device probe's line per device (llama.cpp
-    #: ggml_cuda_init 'Device N: ...': ``devices``, ``device_arch``), whose first is only the ``gpu``
+    #: ``sets`` keys every matching line adds to (``runstate.listed_fact``), not set once: one line per
+    #: device (llama.cpp ggml_cuda_init 'Device N: ...': ``devices``, ``device_arch``)
     lists: list[str] = _field(default_factory=list)
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
     #: a process prints the line once as it starts, though it is no start marker (several processes
@@ -196,7 +195,7 @@ class Rule(_Strict):
 
     @after_check
     def _lists_shape(self) -> "Rule":
-        if set(self.lists) - set(self.sets):
+        if set(self.lists) - set(self.sets):  # a typo would leave the list silently empty
             raise ValueError(f"rule {self.id}: lists names facts its sets lack: {sorted(set(self.lists) - set(self.sets))}")
         return self
 

@@ -88,6 +88,9 @@ class LadderPosition(PlainModel):
     holds_in: Optional[str] = None
     #: other placements where releases of an inferred version range disagree (same fields)
     elsewhere: list[RungElsewhere] = field(default_factory=list)
+    #: with ``elsewhere``: the releases of the inferred range no shipped ladder of which holds the
+    #: kernel, e.g. ``0.10.2–0.18.0`` (spans joined by ", "): the range fits them, no rung is known there
+    unplaced_in: Optional[str] = None
     #: of ``above``, the rungs whose needs the run's known facts leave undecided (the fallback is
     #: UNEXPLAINED; the gate's FALLBACK_UNEXPLAINED). A rung every need of which known facts meet
     #: is UNEXPECTED_FALLBACK instead; one a known fact refuses is explained and in neither.
@@ -103,7 +106,7 @@ class LadderPosition(PlainModel):
     logged_list: Optional[list[str]] = None
     #: the line that logs it
     logged_line: Optional[int] = None
-    _omit_none = ("logged_list", "logged_line")
+    _omit_none = ("logged_list", "logged_line", "unplaced_in")
 
 
 @plain

@@ -146,6 +146,16 @@ class RunConfig(PlainModel):
     server_args: Optional[ServerArgs] = None  #: the engine's argument dump, when it logs one
 
 
+#: what the text report's ``config`` line shows of a ``RunConfig``, in order, as (label, field); a
+#: field of None is the ``config.extra`` key named by the label (the parallel sizes beyond TP,
+#: ``analysis.runstate.PARALLEL_FACTS``). A run-fact rule whose ``sets`` key is one of these (the
+#: field, else the label) shows the value it names in the report (``analysis.targets.stated_fact``)
+CONFIG_SHOWN: tuple[tuple[str, Optional[str]], ...] = (
+    ("model", "model"), ("quantization", "quantization"), ("dtype", "dtype"),
+    ("kv_cache_dtype", "kv_cache_dtype"), ("tp", "tensor_parallel_size"), ("pp", None), ("dp", None),
+    ("ep", None), ("gpu", "gpu"), ("compute_capability", "compute_capability"))
+
+
 @plain
 class Unexplained(PlainModel):
     """A kernel-relevant line logscan noticed but could not turn into a selection or a finding.

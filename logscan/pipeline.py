@@ -140,7 +140,9 @@ class Pipeline:
         """Whether a later event of the line of ``events[i]`` (its first) ends the open run while
         it does not: one line's events are one run's, so the run is closed before the first of them
         (a copy's first traceback frame is an identity and an uncaught event: the identity went to
-        the run before, vllm-116 catted twice)."""
+        the run before, vllm-116 catted twice). The later events are asked first: most lines have
+        none that ends the run, and then the first event is never asked (one ``splits`` call for a
+        line of two events, where asking the first one first made two)."""
         ev = events[i]
         if i and events[i - 1].line == ev.line:
             return False
@@ -148,10 +150,10 @@ class Pipeline:
         if not rest:
             return False
         try:
-            if self.analyzer.splits(ev, *self.matcher.engine_hint(ev, keep=True), closes_only=True):
+            if not any(self.analyzer.splits(e, *self.matcher.engine_hint(e, keep=True), closes_only=True)
+                       for e in rest):
                 return False
-            return any(self.analyzer.splits(e, *self.matcher.engine_hint(e, keep=True), closes_only=True)
-                       for e in rest)
+            return not self.analyzer.splits(ev, *self.matcher.engine_hint(ev, keep=True), closes_only=True)
         except _SKIP:  # the event itself will be a counted skip (``_events``)
             return False
 

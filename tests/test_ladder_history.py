@@ -135,3 +135,30 @@ def test_composed_registries_get_roles_and_costs_from_their_family():
     reg = next(r for r in lf.registry if r.name == "moe:fp8:select_fp8_moe_backend.AVAILABLE_BACKENDS")
     assert reg.role == "fp8 moe" and reg.cost.get("MARLIN") and reg.cost.get("TRITON")
     assert "carried from 0.14.1" in lf.source
+
+
+def test_the_inferred_releases_no_ladder_places_the_kernel_in_are_named():
+    """vllm-005 (a source build whose lines fit 0.10.2 .. 0.33.0): the NVFP4 Marlin rung is known
+    from 0.18.1 on only. The rung history named 0.18.1+ and said 'the inferred releases disagree'
+    while the engine line said 0.10.2 .. 0.33.0 fit; the releases no shipped ladder places it in
+    are named (``unplaced_in``), so every release of the range is accounted for once."""
+    import logscan
+    from logscan.packs.history import release_span
+    from tests.conftest import FIXTURES
+
+    path = FIXTURES / "vllm" / "vllm-005.log"
+    (run,) = logscan.scan(str(path)).runs
+    (s,) = run.selections
+    lo, hi = run.engine.release_range
+    era = [r for r in IDX.releases if Version(lo) <= Version(r) <= Version(hi)]
+
+    def span(text):
+        a, _, b = text.partition(" (as read in ")[0].partition("\u2013")
+        return [r for r in era if Version(a) <= Version(r) <= Version(b or a)]
+
+    spans = [s.ladder.holds_in, *(x.releases for x in s.ladder.elsewhere), *s.ladder.unplaced_in.split(", ")]
+    covered = [r for t in spans for r in span(t)]
+    assert sorted(covered, key=Version) == era
+    assert s.ladder.unplaced_in == release_span("0.10.2", "0.18.0")
+    out = CliRunner().invoke(cli, ["scan", str(path)]).output
+    assert "\n      no linear (NVFP4) ladder shipped for 0.10.2\u20130.18.0 holds Marlin\n" in out

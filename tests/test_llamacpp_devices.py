@@ -115,3 +115,40 @@ def test_the_html_report_shows_the_same_rows():
     out = CliRunner().invoke(cli, ["scan", "--format", "html", str(FIX / "llamacpp-223.log")],
                              catch_exceptions=False).stdout
     assert "<td>devices</td><td>4 ROCm: 0: AMD Instinct MI100 (gfx908)" in out
+
+
+def test_a_listed_fact_must_be_one_the_rule_sets():
+    """``lists`` (which ``sets`` keys every line adds to) is rule data: a key the rule does not set
+    is a typo the pack loader refuses, not a list that silently stays empty."""
+    import pytest
+
+    from logscan.packs.model_rules import Rule
+
+    base = dict(id="x.device", kind="gpu", pattern=r"Device (?P<gpu>\w+)", keywords=["Device"],
+                examples=["Device A"], sets={"devices": "{gpu}"})
+    assert Rule.model_validate({**base, "lists": ["devices"]}).lists == ["devices"]
+    with pytest.raises(ValueError, match="lists names facts its sets lack"):
+        Rule.model_validate({**base, "lists": ["device"]})
+
+
+def test_the_switches_line_follows_the_packs_the_log_was_read_with(tmp_path):
+    """``--patterns``: the 'switches' labels come from the pack the run was read with (its
+    ``[kernel_facts]``), in the text and HTML reports and the gate's text; they were read from the
+    shipped packs whatever --patterns said."""
+    import shutil
+
+    import logscan
+
+    dst = tmp_path / "patterns"
+    shutil.copytree(Path(logscan.__file__).resolve().parent.parent / "patterns", dst)
+    pack = dst / "llamacpp" / "pack.toml"
+    text = pack.read_text(encoding="utf-8")
+    assert 'GGML_CUDA_FORCE_MMQ = "FORCE_MMQ"' in text
+    pack.write_text(text.replace('GGML_CUDA_FORCE_MMQ = "FORCE_MMQ"', 'GGML_CUDA_FORCE_MMQ = "MMQ_FORCED"'),
+                    encoding="utf-8")
+    log = str(FIX / "llamacpp-209.log")
+    for args, want in ((["scan"], "switches MMQ_FORCED=no USE_TENSOR_CORES=yes"),
+                       (["scan", "--format", "html"], "<td>switches</td><td>MMQ_FORCED=no USE_TENSOR_CORES=yes</td>"),
+                       (["gate"], "switches MMQ_FORCED=no USE_TENSOR_CORES=yes")):
+        out = CliRunner().invoke(cli, [*args, "--patterns", str(dst), log], catch_exceptions=False).stdout
+        assert want in out and "FORCE_MMQ=" not in out, args

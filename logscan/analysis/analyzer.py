@@ -151,7 +151,7 @@ class Analyzer:
                     run.events.append(ev)
                     note(run, ev, self._shared)
                     note_start(run, ev, False)  # its process went on (a survived exception)
-                    set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)  # a joined run's facts ('Starting to load model X')
+                    set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli, r.lists)  # a joined run's facts ('Starting to load model X')
             elif r.sets:
                 self._pending[ev.source] = (r, ev)  # for the run this source opens next
             return
@@ -178,7 +178,7 @@ class Analyzer:
             named = named_model(r.sets, ev) if pend is not None else ""
             if pend is not None and (not named or same_model(named, named_model(pend[0].sets, pend[1]))):
                 # a progress line before the run's first read line named its facts (the same model)
-                set_facts(run, pend[0].sets, pend[1].groups, pend[1])
+                set_facts(run, pend[0].sets, pend[1].groups, pend[1], lists=pend[0].lists)
         if sure and not run.engine_sure:
             run.engine_sure = True
             run.identified_by = self._why_engine(ev, prefix_engine, context_engine, r)
@@ -200,7 +200,7 @@ class Analyzer:
             run.events.append(ev)
         note(run, ev, self._shared)
         note_start(run, ev, once_per_start(r))
-        set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
+        set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli, r.lists)
         if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
             joined = r.continuation.joined_by is not None
             cli = pack.meta.pack.cli

@@ -64,7 +64,7 @@ def opened_by(analyzer, ev: Event, hint: tuple) -> Optional[RunState]:
                    engine=engine, engine_sure=sure, started=r.starts_run,
                    start_line=ev.line if r.starts_run else None, events=[ev])
     note(run, ev, analyzer._shared)
-    set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli)
+    set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli, r.lists)
     return run
 
 

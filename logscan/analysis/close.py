@@ -189,8 +189,9 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 cost = placement.cost_class
             if (placement is not None and len(run.era) > 1 and idx is not None and not nearer
                     and not placement.position.logged_list):
-                placement.position.elsewhere = idx.elsewhere(run.era, placement, kernel, hint, run.platform,
-                                                             run.config.quantization)
+                pos = placement.position
+                pos.elsewhere, pos.unplaced_in = idx.elsewhere(run.era, placement, kernel, hint, run.platform,
+                                                               run.config.quantization)
             if cost is None:
                 for nc in pack.meta.name_cost:
                     if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))

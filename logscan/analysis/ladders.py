@@ -215,30 +215,42 @@ class LadderIndex:
         return {}
 
     def elsewhere(self, releases: list[str], chosen: Placement, name: str, hint: Optional[str],
-                  platform: Optional[str], quantization: Optional[str] = None) -> list[RungElsewhere]:
-        """Where ``name`` sits in the other ``releases`` (an inferred range), when they disagree.
+                  platform: Optional[str], quantization: Optional[str] = None
+                  ) -> tuple[list[RungElsewhere], Optional[str]]:
+        """Where ``name`` sits in the other ``releases`` (an inferred range), when they disagree,
+        and then the releases of the range no shipped ladder of which holds it (``0.10.2–0.18.0``,
+        spans joined by ", "; None when every one does): ``([], None)`` when all agree.
 
         Consecutive releases with the same (registry, rung, rungs) form one entry; the entry of
-        ``chosen`` is left out, and so is everything when all releases agree. A release whose
-        ladders do not hold the name is skipped. Memoised per index on its arguments (``chosen``
-        only by its ladder release): a crash loop asks the same thousands of times (bench/crashloop.py).
+        ``chosen`` is left out. Memoised per index on its arguments (``chosen`` only by its ladder
+        release): a crash loop asks the same thousands of times (bench/crashloop.py).
         """
         memo = self._elsewhere_memo
         key = (tuple(releases), chosen.position.ladder_version, name, hint, platform, quantization)
         if key not in memo:
             if len(memo) > 4096:
                 memo.clear()
-            memo[key] = tuple((e.releases, e.rung, e.rungs, e.registry)
-                              for e in self._elsewhere(releases, chosen, name, hint, platform, quantization))
-        return [RungElsewhere(releases=r, rung=n, rungs=k, registry=g) for r, n, k, g in memo[key]]
+            got, unplaced = self._elsewhere(releases, chosen, name, hint, platform, quantization)
+            memo[key] = tuple((e.releases, e.rung, e.rungs, e.registry) for e in got), unplaced
+        entries, unplaced = memo[key]
+        return [RungElsewhere(releases=r, rung=n, rungs=k, registry=g) for r, n, k, g in entries], unplaced
 
     def _elsewhere(self, releases: list[str], chosen: Placement, name: str, hint: Optional[str],
-                   platform: Optional[str], quantization: Optional[str] = None) -> list[RungElsewhere]:
+                   platform: Optional[str], quantization: Optional[str] = None
+                   ) -> tuple[list[RungElsewhere], Optional[str]]:
         groups: list[tuple[tuple, list[str]]] = []
-        for rel in sorted((r for r in releases if r in self.pack.ladders), key=_v):
-            got = self._locate(rel, name, hint, platform, quantization)  # where ``place`` puts it
+        unplaced: list[list[str]] = []  # runs of consecutive releases no shipped ladder places it in
+        last = None
+        for rel in sorted(releases, key=_v):
+            got = self._locate(rel, name, hint, platform, quantization) if rel in self.pack.ladders else None
             if got is None:
+                if unplaced and unplaced[-1][-1] == last:
+                    unplaced[-1].append(rel)
+                else:
+                    unplaced.append([rel])
+                last = rel
                 continue
+            last = rel
             reg, plat, rungs, i = got
             holds = self.holds_in(rel, reg, plat)
             # a registry not derived from source is known only at snapshots: group by the one read
@@ -249,10 +261,11 @@ class LadderIndex:
             else:
                 groups.append((key, [rel]))
         if len({k[:3] for k, _ in groups}) < 2:
-            return []
-        return [RungElsewhere(releases=release_span(rs[0], rs[-1]) + (f" (as read in {k[3]})" if k[3] else ""),
-                              rung=k[1], rungs=k[2], registry=k[0])
-                for k, rs in groups if chosen.position.ladder_version not in rs]
+            return [], None
+        return ([RungElsewhere(releases=release_span(rs[0], rs[-1]) + (f" (as read in {k[3]})" if k[3] else ""),
+                               rung=k[1], rungs=k[2], registry=k[0])
+                 for k, rs in groups if chosen.position.ladder_version not in rs],
+                ", ".join(release_span(rs[0], rs[-1]) for rs in unplaced) or None)
 
     def is_composed(self, release: str) -> bool:
         """True when ``release``'s ladder is composed from the history (its if-chain and

@@ -154,9 +154,15 @@ def on_logged_list(idx: LadderIndex, placement: Placement, kernel: str, cands: l
         "min_capability": k.min_capability if k else None, "gate": (k.gate or None) if k else None,
         "rung": at + 1, "rungs": len(named), "fell": len(stopped), "above": list(stopped),
         "stopped_by": dict(stopped), "elsewhere": [], "logged_list": named, "logged_line": line,
-        "holds_in": f"this run (the candidate list line {line} logs)",
+        "holds_in": f"this run ({logged_list_words(line)})",
     })
     return Placement(new, CostClass(cost), reg)
+
+
+def logged_list_words(line: int) -> str:
+    """How reports name a run's logged candidate list (``LadderPosition.logged_line``): 'the
+    candidate list line N logs' (the rung line, the inferred cost's reasoning, ``holds_in``)."""
+    return f"the candidate list line {line} logs"
 
 
 def rung_names(reg, pos) -> list[str]:

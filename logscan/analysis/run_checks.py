@@ -352,8 +352,10 @@ def why_cost(placement, lk, cost: CostClass, reasoning: Optional[str], title: st
     ``title``: how the report names the engine whose ladder holds the rung."""
     if placement is None:
         return [reasoning] if reasoning else []
+    from .logged_ladder import logged_list_words
+
     p = placement.position
-    on = (f"the candidate list line {p.logged_line} logs (its rungs' classes: {p.registry}" if p.logged_list
+    on = (f"{logged_list_words(p.logged_line)} (its rungs' classes: {p.registry}" if p.logged_list
           else f"{p.registry} ({p.platform}")
     out = [f"inferred: {p.kernel_class} is rung {p.rung}/{p.rungs} of {on}, "
            f"{title} {p.ladder_version}), whose cost class for this scheme is {cost.value}"]

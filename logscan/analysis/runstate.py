@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import field
-from typing import Optional
+from typing import Collection, Optional
 
 import regex
 
@@ -179,8 +179,9 @@ def _fields(template: str) -> tuple[str, ...]:
 
 
 def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: Event,
-              cli: Optional[CliSpec] = None) -> None:
-    """Every fact of a rule's ``sets`` (key -> template) filled from ``groups`` (``set_fact``).
+              cli: Optional[CliSpec] = None, lists: Collection[str] = ()) -> None:
+    """Every fact of a rule's ``sets`` (key -> template) filled from ``groups`` (``set_fact``); a key
+    the rule ``lists`` (``Rule.lists``: one line per device) is added to (``listed_fact``) instead.
 
     A template that names groups states its fact only when one of them matched: with every
     named group empty it sets nothing, so a rule with optional parts (a pasted command's
@@ -190,7 +191,12 @@ def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: E
         names = _fields(tmpl)
         if names and not any(groups.get(n) for n in names):
             continue
-        set_fact(run, key, fill(tmpl, groups), ev, cli)
+        if key in lists:
+            value = fill(tmpl, groups)
+            if value:
+                listed_fact(run.config.extra, key, value)
+        else:
+            set_fact(run, key, fill(tmpl, groups), ev, cli)
 
 
 def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSpec] = None) -> None:
@@ -273,21 +279,14 @@ def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSp
             elif k in ("moe_backend", "linear_backend", "attention_backend", "enforce_eager", "max_model_len") \
                     or (key == "cli" and cli is not None and k in cli.names.values()):
                 c.extra.setdefault(k, v)  # a backend asked for; a pack-named flag's field (pack.cli names)
-    elif key in LISTED_FACTS:
-        listed_fact(c.extra, key, value)
     else:
         c.extra.setdefault(key, value)
 
 
-#: run facts every line adds to (``config.extra``, "; "-joined, in log order, a repeat once, at most
-#: 64): a device probe's list (llama.cpp's ggml_cuda_init 'Device N: ...' lines), where the first
-#: device is only the run's ``gpu``
-LISTED_FACTS = ("devices", "device_arch")
-
-
 def listed_fact(extra: dict, key: str, value: str) -> None:
-    """Add ``value`` to the list fact ``key`` (``LISTED_FACTS``); a ``device_arch`` list of more than
-    one arch sets ``devices_mixed`` (the archs): the first device's GPU then does not stand for all."""
+    """Add ``value`` to the list fact ``key`` (a rule's ``lists``: "; "-joined, in log order, a repeat
+    once, at most 64); a ``device_arch`` list of more than one arch sets ``devices_mixed`` (the
+    archs): the first device's GPU then does not stand for all."""
     have = [v for v in (extra.get(key) or "").split("; ") if v]
     if value in have or len(have) >= 64:
         return

@@ -21,6 +21,7 @@ from typing import Optional
 import regex
 
 from ..models import Event, Unexplained
+from ..models_run import CONFIG_SHOWN
 from .lexicon import normalise
 from .runstate import fill
 
@@ -74,8 +75,9 @@ def event_target(lexicon, ev: Event) -> Optional[tuple[str, str]]:
     return (t.group(0), "'to'") if t is not None else None
 
 
-#: run facts every report shows (the text report's ``config`` line); a pack's ``[kernel_facts]`` add theirs
-SHOWN_FACTS = frozenset({"model", "quantization", "dtype", "kv_cache_dtype", "gpu"})
+#: run facts (``sets`` keys) every report shows: the text report's ``config`` line
+#: (``models_run.CONFIG_SHOWN``); a pack's ``[kernel_facts]`` add theirs
+SHOWN_FACTS = frozenset(f or k for k, f in CONFIG_SHOWN)
 
 
 def stated_fact(kernel: str, sets: dict[str, str], groups: dict[str, str], shown=SHOWN_FACTS) -> bool:

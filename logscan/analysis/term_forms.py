@@ -39,7 +39,9 @@ TERM_FORMS: dict[str, tuple[str, str, Optional[str]]] = {
     "group_size": ("group_size in {{{values_csv}}}", "group size {values_slash}", None),
     "shape": ("{field} % {multiple_of} == 0", "{field_words} divisible by {multiple_of}", None),
     "gfx": ("gfx in {{{gfx_csv}}}", "ROCm arch {gfx_or}", None),
-    "opaque": ("?{text}", "'{text_or_source}' (not structured)", None),
+    # a condition only the engine's source states (Python code, or prose of it): quoted as code,
+    # never with quotes that its own quotes break ('hasattr(torch.ops, '_rocm_C')')
+    "opaque": ("?{text}", "source condition `{text_or_source}`", None),
 }
 
 

@@ -159,14 +159,14 @@ def gate(inputs: tuple[str, ...], policy_path: Optional[str], baseline_path: Opt
         click.echo("logscan: gate: --partial-log: a start not seen to come up or fail (START_INCOMPLETE) "
                    "is not judged", err=True)
     for ofmt, opath in outs:
-        rendered = _gate_renderer(ofmt)(report, result)  # before opening: a failure leaves no empty file
+        rendered = _gate_renderer(ofmt)(report, result, packs)  # before opening: a failure leaves no empty file
         try:
             with open(opath, "w", encoding="utf-8") as fh:
                 fh.write(rendered)
         except OSError as exc:
             click.echo(f"logscan: cannot write {opath}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_USAGE)
-    click.echo(_gate_renderer(fmt)(report, result), nl=False)
+    click.echo(_gate_renderer(fmt)(report, result, packs), nl=False)
     if _input_errors(report):
         _exit_interrupted()
         sys.exit(EXIT_USAGE)

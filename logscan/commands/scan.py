@@ -20,11 +20,11 @@ FORMATS = {"text": "text", "json": "json", "html": "html"}
 COST_CLASSES = ("native", "weight_only", "activation_upcast", "emulated", "dequant_at_load", "portable", "unknown")
 
 
-def render(fmt: str, report) -> str:
-    """The report in ``fmt`` (a key of ``FORMATS``)."""
+def render(fmt: str, report, packs=None) -> str:
+    """The report in ``fmt`` (a key of ``FORMATS``), with the packs it was read with (``packs``)."""
     import importlib
 
-    return importlib.import_module(f"logscan.formats.{FORMATS[fmt]}").render(report)
+    return importlib.import_module(f"logscan.formats.{FORMATS[fmt]}").render(report, packs=packs)
 
 
 def _parse_fail_on(value: str) -> set[str]:
@@ -155,7 +155,7 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
                        + (f"; {kernel_words(sf)[:200]}" if sf.failing_kernel else "")
                        + "; its traceback lines are the evidence", err=True)
     else:
-        click.echo(render(fmt, report), nl=False)
+        click.echo(render(fmt, report, packs), nl=False)
     errors = [s for s in report.inputs if s.error]
     for s in report.inputs:
         if s.truncated_lines:

@@ -14,6 +14,7 @@ from ..models import Report
 from ._ci import one_line, reasons_text
 
 if TYPE_CHECKING:
+    from ..packs.loader import PackSet
     from ..gate.evaluate import Check, GateResult
 
 
@@ -45,9 +46,10 @@ def title(check: "Check") -> str:
     return f"logscan {code}: {rest}" if rest else f"logscan {code}"
 
 
-def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
+def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional[PackSet]" = None) -> str:
     """Annotations for failing (``error``), warning (``warning``) and allow-listed (``notice``) checks,
-    then one ``notice`` (or ``error``) line with the gate's verdict."""
+    then one ``notice`` (or ``error``) line with the gate's verdict.
+    ``packs`` is unused (every format's ``render`` takes the same arguments)."""
     from ..gate.evaluate import VERDICT_ORDER, Verdict
 
     out = []

@@ -16,9 +16,10 @@ from html import escape
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report, Run, Selection
-from .text import PARALLEL_SHOWN, RUN_NOTES, fact_rows, selection_mark
+from .text import PARALLEL_SHOWN, RUN_NOTES, fact_rows, report_packs, selection_mark
 
 if TYPE_CHECKING:
+    from ..packs.loader import PackSet
     from ..gate.evaluate import GateResult
 
 #: cost class -> (background, border): green for native, to red for emulated
@@ -51,19 +52,18 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _ladder_rungs(run: Run, s: Selection) -> list[tuple[str, str, str]]:
+def _ladder_rungs(run: Run, s: Selection, packs: "Optional[PackSet]" = None) -> list[tuple[str, str, str]]:
     """Every rung of the selection's registry as ``(name, cost class, gate)``, from the shipped ladder
     (the run's logged candidate list instead, when it has one: ``LadderPosition.logged_list``).
 
     Falls back to the skipped rungs the report names (``ladder.above``) plus the selected one
-    when the shipped packs do not hold that ladder (e.g. a ``--patterns`` folder).
+    when the packs (``packs``, the report's ``--patterns``; None: the shipped ones) do not hold that
+    ladder.
     """
     lp = s.ladder
     assert lp is not None
     try:
-        from ..packs.loader import default_packs
-
-        pack = default_packs().packs[run.engine.name]
+        pack = report_packs(packs).packs[run.engine.name]
         ladder = pack.ladders[lp.ladder_version]
         reg = next(r for r in ladder.registry if r.name == lp.registry)
         # the run's logged candidate list, when a line logs it (its items as the ladder spells them)
@@ -80,7 +80,7 @@ def _ladder_rungs(run: Run, s: Selection) -> list[tuple[str, str, str]]:
         return rows + [(lp.kernel_class, s.cost_class.value, lp.gate or "")]
 
 
-def _selection(run: Run, s: Selection) -> list[str]:
+def _selection(run: Run, s: Selection, packs: "Optional[PackSet]" = None) -> list[str]:
     lp = s.ladder
     tag = selection_mark(s)  # the text and Markdown reports' mark, from the one source
     out = [f'<h3 class="selection">{_e(s.family)}: <code>{_e(s.kernel)}</code>{_e(tag)} '
@@ -92,7 +92,7 @@ def _selection(run: Run, s: Selection) -> list[str]:
                f'{_e(lp.ladder_version)} · rung {lp.rung} of {lp.rungs}'
                + (f", fell {lp.fell} rung(s)" if lp.fell else ", the engine's first choice") + "</p>")
     out.append(f'<ol class="ladder" data-registry="{_e(lp.registry)}" data-selected="{lp.rung}">')
-    for i, (name, cost, gate) in enumerate(_ladder_rungs(run, s), start=1):
+    for i, (name, cost, gate) in enumerate(_ladder_rungs(run, s, packs), start=1):
         bg, border = COLOURS.get(cost, COLOURS["unknown"])
         state = "selected" if i == lp.rung else ("skipped" if i < lp.rung else "below")
         why = ""
@@ -117,7 +117,7 @@ def _failure(f, cls: str, title: str, note: str) -> str:
             f'<div class="ev mono">{_e(f.evidence[:500])}</div>{cause}</div>')
 
 
-def _run(run: Run) -> list[str]:
+def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
     e = run.engine
     how = {"logged": "logged", "inferred": "inferred"}.get(e.version_source, "unknown")
     rows = [("source", f"{run.source} lines {run.first_line}-{run.last_line}"),
@@ -133,7 +133,7 @@ def _run(run: Run) -> list[str]:
                                              *((k, c.extra.get(k)) for k in PARALLEL_SHOWN), ("gpu", c.gpu)) if v)
     if facts:
         rows.append(("config", facts))
-    rows += fact_rows(run)
+    rows += fact_rows(run, packs)
     rows += [(label, c.extra[key][:400]) for key, label in RUN_NOTES if c.extra.get(key)]
     out = [f'<section class="run" id="run-{run.index + 1}"><h2>Run {run.index + 1}</h2><table class="hdr">']
     out += [f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows]
@@ -146,7 +146,7 @@ def _run(run: Run) -> list[str]:
     if not run.selections:
         out.append("<p>no quantized kernel selection in this run</p>")
     for s in run.selections:
-        out += _selection(run, s)
+        out += _selection(run, s, packs)
     if run.findings:
         out.append("<h3>Findings (worst first)</h3>")
     for f in run.findings:
@@ -173,8 +173,9 @@ def _gate(gate: "GateResult") -> list[str]:
     return out
 
 
-def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
-    """The page as one string; deterministic (no clock), no external reference."""
+def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional[PackSet]" = None) -> str:
+    """The page as one string; deterministic (no clock), no external reference. ``packs``: those the
+    report was read with (``--patterns``), None for the shipped ones."""
     legend = "".join(f'<span style="background:{bg};border-color:{bd}">{_e(k)}</span>' for k, (bg, bd) in COLOURS.items())
     body = [f"<h1>logscan report</h1><p class=\"mono\">logscan {_e(report.logscan_version)} · "
             + _e(", ".join(s.source for s in report.inputs)) + "</p>",
@@ -193,7 +194,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     if not report.runs:
         body.append("<p>No engine log line was recognised.</p>")
     for run in report.runs:
-        body += _run(run)
+        body += _run(run, packs)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>logscan report</title><style>{_CSS}</style></head><body>\n"

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Optional
 from ..models import Report
 
 if TYPE_CHECKING:
+    from ..packs.loader import PackSet
     from ..gate.evaluate import GateResult
 
 
-def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
-    """One JSON document, indented, with ``None`` fields kept so the shape is stable."""
+def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional[PackSet]" = None) -> str:
+    """One JSON document, indented, with ``None`` fields kept so the shape is stable.
+    ``packs`` is unused (every format's ``render`` takes the same arguments)."""
     if gate is None:
         return report.model_dump_json(indent=2) + "\n"
     import json

@@ -15,11 +15,13 @@ from ..models import Report
 from ._ci import one_line, reasons_text, xml_safe
 
 if TYPE_CHECKING:
+    from ..packs.loader import PackSet
     from ..gate.evaluate import GateResult
 
 
-def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
-    """JUnit XML for ``gate`` (a gate result is needed: without one every input is one empty suite)."""
+def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional[PackSet]" = None) -> str:
+    """JUnit XML for ``gate`` (a gate result is needed: without one every input is one empty suite).
+    ``packs`` is unused (every format's ``render`` takes the same arguments)."""
     from ..gate.evaluate import Verdict
 
     checks = gate.checks if gate is not None else []

@@ -14,6 +14,7 @@ from ._ci import one_line, reasons_text
 from .escape import markdown_text, visible_controls
 
 if TYPE_CHECKING:
+    from ..packs.loader import PackSet
     from ..gate.evaluate import GateResult
 
 _ICON = {"pass": "✅", "warn": "⚠️", "fail": "❌"}
@@ -27,8 +28,9 @@ def cell(text: object, limit: int = 160) -> str:
     return s
 
 
-def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
-    """The summary; deterministic (no clock)."""
+def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional[PackSet]" = None) -> str:
+    """The summary; deterministic (no clock).
+    ``packs`` is unused (every format's ``render`` takes the same arguments)."""
     from ..gate.evaluate import VERDICT_ORDER, Verdict
 
     out = []

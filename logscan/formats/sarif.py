@@ -16,6 +16,7 @@ from ..models import Report
 from ._ci import one_line, reasons_text
 
 if TYPE_CHECKING:
+    from ..packs.loader import PackSet
     from ..gate.evaluate import GateResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -48,8 +49,9 @@ def _uri(path: str) -> str:
     return quote(repo_relative(path).replace("\\", "/"), safe="/:._-~")
 
 
-def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
-    """The SARIF log (one run, tool ``logscan``) as indented JSON; deterministic (no timestamps)."""
+def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional[PackSet]" = None) -> str:
+    """The SARIF log (one run, tool ``logscan``) as indented JSON; deterministic (no timestamps).
+    ``packs`` is unused (every format's ``render`` takes the same arguments)."""
     from ..gate.evaluate import Verdict
 
     checks = [c for c in (gate.checks if gate else [])

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Optional
 
 from .clip import clip
 from ..models import InputStats, Report, Run
+from ..models_run import CONFIG_SHOWN
 from .escape import TableLine, report_line, visible_controls
 from .inputs import input_error, input_warnings, unopened  # noqa: F401 (input_error: re-exported)
 from .table import render_table
 
 if TYPE_CHECKING:
+    from ..packs.loader import PackSet
     from ..gate.evaluate import GateResult
 
 
@@ -54,7 +56,7 @@ def unexplained_lines(s) -> list[str]:
 
 
 #: the parallelism beyond TP a config line shows (``config.extra``, ``analysis.runstate.PARALLEL_FACTS``)
-PARALLEL_SHOWN = ("pp", "dp", "ep")
+PARALLEL_SHOWN = tuple(k for k, f in CONFIG_SHOWN if f is None)
 #: run facts (``config.extra``) that say how the run was judged, and the header label each gets in the
 #: text and HTML reports: analysis/run_checks ``note_unknown_gpu``, ``note_given_gpu``,
 #: ``judged_machine`` (a GPU of the other vendor) and ``walk_selections`` (no walk without a platform)
@@ -78,11 +80,18 @@ def failure_lines(f, what: str = "start FAILED") -> list[str]:
 
 
 #: How an engine is named in prose.
-def _title(engine: str) -> str:
-    """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
+def report_packs(packs: "Optional[PackSet]") -> "PackSet":
+    """``packs`` (those a report was read with: ``scan --patterns``), else the shipped ones."""
+    if packs is not None:
+        return packs
     from ..packs.loader import default_packs
 
-    pack = default_packs().packs.get(engine)
+    return default_packs()
+
+
+def _title(engine: str, packs: "Optional[PackSet]" = None) -> str:
+    """How reports name an engine: its pack's ``title`` (``TensorRT-LLM``), else the pack name."""
+    pack = report_packs(packs).packs.get(engine)
     return (pack.meta.pack.title if pack is not None else "") or engine
 
 
@@ -98,13 +107,12 @@ def _grouped(devices: str) -> str:
     return "; ".join(f"{a}{'-' + b if b != a else ''}: {d}" for a, b, d in out)
 
 
-def fact_rows(run: Run) -> list[tuple[str, str]]:
+def fact_rows(run: Run, packs: "Optional[PackSet]" = None) -> list[tuple[str, str]]:
     """The run's ``devices`` line (when the log lists more than one device: ``config.extra``
     ``devices``, with ``devices_mixed``) and ``switches`` line (the facts its engine's pack names in
     ``[kernel_facts]``: build switches, a process-wide kernel version), as (label, text); each
-    text cut to 400 characters. Shared by the text and HTML reports."""
-    from ..packs.loader import default_packs
-
+    text cut to 400 characters. Shared by the text and HTML reports. ``packs``: those the run was
+    read with (their ``[kernel_facts]``), None for the shipped ones."""
     extra = run.config.extra
     rows = []
     devs = extra.get("devices") or ""
@@ -116,7 +124,7 @@ def fact_rows(run: Run) -> list[tuple[str, str]]:
         short = f" ({n} of {want} listed in the log)" if want > n else ""
         rows.append(("devices", clip((f"{found}: " if found else "") + _grouped(devs) + short
                                      + (f" (mixed archs: {mixed})" if mixed else ""), 400)))
-    pack = default_packs().packs.get(run.engine.name)
+    pack = report_packs(packs).packs.get(run.engine.name)
     names = pack.meta.kernel_facts if pack is not None else {}
     words = " ".join(f"{label}={extra[key]}" for key, label in names.items() if extra.get(key))
     if words:
@@ -132,7 +140,7 @@ def _table(rows: list[list[str]]) -> list[str]:
     return [TableLine(line) for line in render_table([[visible_controls(c) for c in r] for r in rows])]
 
 
-def _run(run: Run) -> list[str]:
+def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
     e = run.engine
     ver = e.version or "version unknown"
     how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}",
@@ -162,13 +170,10 @@ def _run(run: Run) -> list[str]:
     elif plat:
         out.append(f"  platform {e.platform}{plat[len(', platform ') + len(e.platform):]}")
     c = run.config
-    facts = [f"{k}={v}" for k, v in (("model", c.model), ("quantization", c.quantization), ("dtype", c.dtype),
-                                     ("kv_cache_dtype", c.kv_cache_dtype), ("tp", c.tensor_parallel_size),
-                                     *((k, c.extra.get(k)) for k in PARALLEL_SHOWN),
-                                     ("gpu", c.gpu), ("compute_capability", c.compute_capability)) if v]
+    facts = [f"{k}={v}" for k, v in ((k, getattr(c, f) if f else c.extra.get(k)) for k, f in CONFIG_SHOWN) if v]
     if facts:
         out.append("  config   " + " ".join(facts))
-    out += [f"  {label:<8} {words}" for label, words in fact_rows(run)]
+    out += [f"  {label:<8} {words}" for label, words in fact_rows(run, packs)]
     for key, label in RUN_NOTES:
         if c.extra.get(key):
             out.append(f"  {label:<8} {c.extra[key][:400]}")
@@ -191,10 +196,12 @@ def _run(run: Run) -> list[str]:
             out.append(f"  {RUNG_NONE}")
         for s in run.selections:
             if s.ladder and s.ladder.fell:
-                on = (f"the candidate list line {s.ladder.logged_line} logs ({s.ladder.registry}"
+                from ..analysis.logged_ladder import logged_list_words
+
+                on = (f"{logged_list_words(s.ladder.logged_line)} ({s.ladder.registry}"
                       if s.ladder.logged_list else f"{s.ladder.registry} ({s.ladder.platform}")
                 out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {on}, "
-                           f"{_title(name)} {s.ladder.ladder_version}) below "
+                           f"{_title(name, packs)} {s.ladder.ladder_version}) below "
                            + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
                 shown = s.ladder.above[:6]
                 for rung_name in shown:
@@ -220,6 +227,8 @@ def _run(run: Run) -> list[str]:
                                      for x in s.ladder.elsewhere)
                            + (" (the inferred releases disagree)" if e.version_source == "inferred"
                               else " (the shipped releases disagree; the log names none)"))
+                if s.ladder.unplaced_in:  # releases the range fits whose ladders hold no such rung
+                    out.append(f"      no {s.family} ladder shipped for {s.ladder.unplaced_in} holds {s.kernel}")
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:
@@ -289,10 +298,12 @@ def folded_words(run: Run) -> str:
     return out
 
 
-def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
+def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional[PackSet]" = None) -> str:
     """The text report (and the gate's checks, worst first, when given); deterministic.
 
-    An input that could not be opened is not described here: its one line is on stderr.
+    An input that could not be opened is not described here: its one line is on stderr. ``packs``:
+    those the report was read with (``--patterns``: a pack's titles and ``[kernel_facts]``), None
+    for the shipped ones.
     """
     lines: list[str] = []
     for st in report.inputs:
@@ -304,7 +315,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None) -> str:
     for run in report.runs:
         if lines:
             lines.append("")
-        lines += _run(run)
+        lines += _run(run, packs)
     if report.runs:
         sm = report.summary
         starts = [1 + (r.folded.runs if r.folded is not None else 0) for r in report.runs]

@@ -97,6 +97,9 @@ class Rule(_Strict):
     finding: Optional[str] = None  #: finding code the line states
     remedy: Optional[str] = None
     sets: dict[str, str] = _field(default_factory=dict)  #: run facts: version, quantization, platform, gpu...
+    #: ``sets`` keys every matching line adds to (``runstate.listed_fact``), not set once: one line per
+    #: device (llama.cpp ggml_cuda_init 'Device N: ...': ``devices``, ``device_arch``)
+    lists: list[str] = _field(default_factory=list)
     starts_run: bool = False  #: an engine start marker (version line, config line, logo)
     #: a process prints the line once as it starts, though it is no start marker (several processes
     #: of one start each print it: vLLM's 'Automatically detected platform cuda.'): printed again in
@@ -188,6 +191,12 @@ class Rule(_Strict):
     def _quoted_shape(self) -> "Rule":
         if self.quoted_only and not self.source_line:
             raise ValueError(f"rule {self.id}: quoted_only needs source_line = true")
+        return self
+
+    @after_check
+    def _lists_shape(self) -> "Rule":
+        if set(self.lists) - set(self.sets):  # a typo would leave the list silently empty
+            raise ValueError(f"rule {self.id}: lists names facts its sets lack: {sorted(set(self.lists) - set(self.sets))}")
         return self
 
     @after_check

@@ -107,6 +107,8 @@ class Analyzer:
                 boundary.unname(run, self._named, held[0].line)
                 yield self._close(run)
                 self._run, self.carried = None, held[0]  # the command opens the new run
+            else:
+                self._before_command(run, held)
             for out in self._feed(*held):  # it ends the run itself (another model): it opens the next
                 self.carried = held[0]
                 yield out
@@ -116,9 +118,18 @@ class Analyzer:
                 and all(ev.line > (e.end_line or e.line) for e in run.events)):
             self._command = (ev, prefix_engine, context_engine)
             return
+        if "cli" in r.sets and r.kind == "config":
+            self._before_command(run, (ev, prefix_engine, context_engine))  # a command not held
         for out in self._feed(ev, prefix_engine, context_engine):
             self.carried = None  # the run the command opened ended too: the next is this event's alone
             yield out
+
+    def _before_command(self, run: Optional[RunState], held: tuple) -> None:
+        """A held launch command that ends ``run`` itself when fed (another engine's command) is no
+        line of ``run``: its span stops before the command, whose line's identity events unname it."""
+        if run is not None and self.splits(*held, closes_only=True):
+            run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line))
+            boundary.unname(run, self._named, held[0].line)
 
     def _feed(self, ev: Event, prefix_engine: Optional[str] = None,
               context_engine: Optional[str] = None) -> Iterator[Run]:
@@ -379,6 +390,7 @@ class Analyzer:
         """Close the open run at the end of the input(s) (a launch command held is its last line)."""
         if self._command is not None:
             held, self._command = self._command, None
+            self._before_command(self._run, held)
             yield from self._feed(*held)
         if self._run is not None:
             yield self._close(self._run)

@@ -14,8 +14,11 @@ from .newstart import note, once_per_start, other_process, repeated_start
 from .runstate import RunState, set_facts
 
 
-#: kinds of the lines a start logs as it begins (``command_opens``; ``has_substance`` ignores them)
-START_KINDS = ("version", "config", "platform", "run_start", "progress")
+#: kinds of the lines a start logs as it begins (``command_opens``; ``has_substance`` ignores them):
+#: a device probe's lines (``gpu``: llama.cpp's 'ggml_vulkan: 0 = NVIDIA GeForce RTX 2060 ...') too,
+#: so a pasted ``llama-cli --version`` (its device and version lines) is no run of its own before the
+#: ``llama-server`` command pasted after it (llamacpp-215)
+START_KINDS = ("version", "config", "platform", "gpu", "run_start", "progress")
 
 
 def has_substance(run: RunState, since_start: bool = True) -> bool:

@@ -98,3 +98,12 @@ def unname(run: RunState, named: Optional[tuple], line: int) -> None:
     if named is not None and named[1] is run and last < named[0] <= line:
         run.engine, run.engine_sure, run.identified_by, run.library_identity = named[2]
         run.last_line = min(run.last_line, max(last, run.first_line))  # the preamble is not its span
+
+
+def before_command(analyzer, run: Optional[RunState], held: tuple) -> None:
+    """A launch command (``held``: the event and its two engine hints) that ends ``run`` itself when
+    fed (another engine's command) is no line of ``run``: its span stops before the command, whose
+    line's identity events unname it (``unname``)."""
+    if run is not None and analyzer.splits(*held, closes_only=True):
+        run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line))
+        unname(run, analyzer._named, held[0].line)

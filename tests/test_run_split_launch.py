@@ -50,11 +50,10 @@ def test_a_command_like_line_that_is_no_new_launch_splits_nothing(name):
     assert len(scan_inputs([str(FIXTURES / name)], fold=False).runs) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="not done: the command is followed by a warning line with no pid "
-                   "(llamacpp.offload.ignored), which boundary.command_opens reads as the open run going on "
-                   "(sglang-299 then sglang-292); the next start marker (line 19, 'build: 6448') splits later")
 def test_the_same_log_twice_is_two_runs_from_its_command(tmp_path):
-    # llamacpp-002 twice: the second copy's command should open run 2
+    # llamacpp-002 twice: the second copy's command opens run 2; the line after it is llama.cpp's
+    # '--gpu-layers option will be ignored' warning, a line printed once per start (once_per_start),
+    # not one of the open run going on (it used to split at line 19, 'build: 6448')
     n = _lines("llamacpp/llamacpp-002.log")
     runs = scan_inputs([str(_cat(tmp_path, ("llamacpp/llamacpp-002.log", False),
                                  ("llamacpp/llamacpp-002.log", False)))], fold=False).runs

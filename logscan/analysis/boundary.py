@@ -75,8 +75,9 @@ def command_opens(analyzer, run: RunState, command: Event, ev: Event, engine: st
     """Whether a launch command held after ``run`` (``Analyzer.feed``) is the first line of the run
     ``ev`` (of ``engine``: its prefix's, else its rule's) goes on: after a run that failed or came
     up, when ``ev`` begins a new run (``splits()``); after a run that said something but neither,
-    when ``ev`` is a line of the command's engine that begins a start: a start marker, a version,
-    config, platform or progress line, or a line of a process (a pid): the second of two logs
+    when ``ev`` is a line of the command's engine that begins a start: a start marker, a line a
+    process prints once as it starts (``once_per_start``), a version, config, platform, device or
+    progress line, or a line of a process (a pid): the second of two logs
     catted, its command, then its start's lines. Not when ``ev`` is another engine's: then the
     command was pasted after the run it ran (vllm-298, sglang-299) and another log follows; nor a
     kernel or finding line with no pid (sglang-299's command, then sglang-292's MoE config lines:
@@ -86,7 +87,7 @@ def command_opens(analyzer, run: RunState, command: Event, ev: Event, engine: st
     if ended(run):
         return splits()
     r = analyzer.rules[ev.rule][0].rule
-    return bool(r.starts_run or r.names_engine or r.kind in START_KINDS or ev.pid is not None)
+    return bool(r.starts_run or r.once_per_start or r.names_engine or r.kind in START_KINDS or ev.pid is not None)
 
 
 def unname(run: RunState, named: Optional[tuple], line: int) -> None:

@@ -186,3 +186,32 @@ def test_a_no_kernel_check_keeps_its_lines_beside_the_repeats(tmp_path):
               decided_by="", source=on.runs[0].source, run=1)
     note_folded([c], on)
     assert c.message == "run 1 (lines 1-11; and 2 folded repeat(s), lines 12-33) names no quantized kernel selection"
+
+
+# -- another process after a failure (newstart.unseen_process) -----------------------------------------
+
+@pytest.mark.parametrize("first,second", [
+    ("vllm/vllm-020.log", "vllm/vllm-254.log"),  # EngineCore_DP0 pid=3300589's traceback, then Worker_TP2 pid=142's
+    ("vllm/vllm-020.log", "vllm/vllm-240.log"),  # then Worker_TP0_EP0 pid=110162 and Worker_TP1_EP1 (two ranks)
+])
+def test_a_banner_less_traceback_of_another_process_after_a_failure_is_the_next_start(tmp_path, first, second):
+    # no banner, no clock going back, no same role: nothing but the process says it is another start
+    # (a name the run never heard, no clock near the run's, a pid far from its pids); it joined run 1
+    from tests.test_run_boundary_held import _alone, _cat, _lines, _view
+
+    runs = scan_inputs([str(_cat(tmp_path, (first, False), (second, False)))], fold=False).runs
+    assert [r.first_line for r in runs][1:] == [_lines(first) + 1]
+    assert [_view(r) for r in runs] == [_alone(first), _alone(second)]
+
+
+@pytest.mark.parametrize("name", [
+    "vllm/vllm-213.log",  # RayWorkerWrapper pid=890's traceback, then '(APIServer pid=632) Traceback' (no clock)
+    "vllm/vllm-240.log",  # Worker_TP0_EP0's failure, then Worker_TP1_EP1 (another rank of a name heard)
+    "vllm/vllm-272.log",
+    "vllm/vllm-281.log",
+])
+def test_another_process_of_the_same_start_after_its_failure_is_no_new_start(name):
+    # the real runs where a pid the run had not heard speaks after its failure line: one start each
+    from tests.conftest import FIXTURES
+
+    assert len(scan_inputs([str(FIXTURES / name)], fold=False).runs) == 1

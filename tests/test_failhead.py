@@ -51,7 +51,9 @@ def test_the_headline_is_the_exception_and_names_the_failing_kernel(log, line, e
     if tb_line is not None:
         assert sf.traceback_line == tb_line
     text = run("scan", str(FIXTURES / log)).stdout
-    assert f"start FAILED at line {line}: {exc}" in text
+    # the failure's own line (the gate check's location) leads, the exception's line after it
+    at = f"line {sf.line}" if sf.line == line else f"line {sf.line}, cause line {line}"
+    assert f"start FAILED at {at}: {exc}" in text
     assert ("failing kernel: " + kernel in text) if kernel else "failing kernel" not in text
 
 
@@ -130,10 +132,10 @@ def test_the_gate_message_leads_with_the_exception_in_every_format():
 
 def test_scan_fail_on_and_diff_name_the_exception():
     r = run("scan", "--fail-on", "START_FAILED", str(VLLM / "vllm-019.log"))
-    assert r.exit_code == 1 and "START_FAILED (line 9): RuntimeError: DeepGEMM backend" in r.output
+    assert r.exit_code == 1 and "START_FAILED (line 9, cause line 7): RuntimeError: DeepGEMM backend" in r.output
     d = run("diff", str(NATIVE_CUTLASS), str(VLLM / "vllm-019.log"))
-    assert "new run 1: start FAILED at line 7: RuntimeError: DeepGEMM backend" in d.stdout
-    assert "began at line 9: EngineCore failed to start." in d.stdout and "failing kernel DeepGEMM" in d.stdout
+    assert "new run 1: start FAILED at line 9, cause line 7: RuntimeError: DeepGEMM backend" in d.stdout
+    assert "(line 9: EngineCore failed to start.)" in d.stdout and "failing kernel DeepGEMM" in d.stdout
 
 
 def test_an_error_finding_logged_just_before_a_traceback_without_exception_is_its_cause():

@@ -46,7 +46,9 @@ def test_a_crashed_start_is_reported_in_json_and_text(log, line, evidence):
     assert not {"code", "kernel"} & set(_keys(sf))
     text = run("scan", str(VLLM / log)).stdout
     # the headline is the exception when the log kept one (docs/lifecycle.md), the engine's line after it
-    head = f"start FAILED at line {sf['cause_line']}: {sf['cause']}" if sf["cause"] else f"start FAILED at line {line}: {evidence}"
+    # (at the failure's own line, the gate check's location, with the exception's line after it)
+    cause_at = f", cause line {sf['cause_line']}" if sf["cause"] and sf["cause_line"] != line else ""
+    head = f"start FAILED at line {line}{cause_at}: {sf['cause'] or evidence}"
     assert head in text
     if sf["cause"]:
         assert f"engine line {line}: {evidence}" in text
@@ -66,7 +68,7 @@ def test_the_deepgemm_runtime_error_is_named_the_fatal_cause():
     assert fatal == ["OPTIONAL_PACKAGE_MISSING"]
     text = run("scan", str(VLLM / "vllm-019.log")).stdout
     assert "OPTIONAL_PACKAGE_MISSING line 7" in text and "[fatal: this exception failed the start]" in text
-    assert "start FAILED at line 7: RuntimeError: DeepGEMM" in text
+    assert "start FAILED at line 9, cause line 7: RuntimeError: DeepGEMM" in text
     assert "failing kernel: DeepGEMM" in text
 
 
@@ -121,3 +123,21 @@ def test_sglang_scheduler_exception_is_a_failed_start_with_its_cause(tmp_path):
     assert r["start_failure"]["line"] == 1 and r["start_failure"]["rule"] == "sglang.run.start-failed"
     assert r["start_failure"]["cause_line"] == 3
     assert [f["code"] for f in r["findings"] if f["fatal"]] == ["KERNEL_NOT_FOUND"]
+
+
+@pytest.mark.parametrize("log", ["llamacpp/llamacpp-107.log", "vllm/vllm-019.log", "vllm/vllm-020.log",
+                                 "vllm/vllm-025.log"])
+def test_the_text_report_and_the_gate_give_the_same_failure_and_cause_lines(log):
+    # llamacpp-107: the text said "start FAILED at line 2" (the CUDA error, the cause) while the gate
+    # put START_FAILED at line 5 (GGML_ASSERT, the failure line): both now say "line 5, cause line 2"
+    path = str(FIXTURES / log)
+    sf = scan_json(FIXTURES / log)["runs"][-1]["start_failure"]
+    cause = sf["cause_line"] if sf["cause_line"] is not None else sf["line"]
+    assert cause != sf["line"]  # a log whose two lines differ
+    at = f"line {sf['line']}, cause line {cause}"
+    assert f"start FAILED at {at}: " in run("scan", path).stdout
+    r = run("gate", "--format", "json", "--today", "2026-06-01", path)
+    (check,) = [c for c in json.loads(r.stdout)["gate"]["checks"] if c["code"] == "START_FAILED"]
+    assert check["line"] == sf["line"] and f"({at}" in check["message"]
+    assert f"{path}:{sf['line']} START_FAILED: " in run("gate", "--today", "2026-06-01", path).stdout
+    assert f" {at}: " in run("gate", "--format", "markdown", "--today", "2026-06-01", path).stdout

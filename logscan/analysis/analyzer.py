@@ -24,7 +24,7 @@ from .imports import chatter_note, folds_into, stays_in
 from .libhosts import library_only
 from . import boundary
 from .ladders import LadderIndex
-from .newstart import named_model, note, note_start, once_per_start, same_model, shared_names
+from .newstart import failure_line, named_model, note, note_start, once_per_start, same_model, shared_names
 from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_facts
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -107,6 +107,8 @@ class Analyzer:
                 boundary.unname(run, self._named, held[0].line)
                 yield self._close(run)
                 self._run, self.carried = None, held[0]  # the command opens the new run
+            else:
+                boundary.before_command(self, run, held)
             for out in self._feed(*held):  # it ends the run itself (another model): it opens the next
                 self.carried = held[0]
                 yield out
@@ -116,6 +118,8 @@ class Analyzer:
                 and all(ev.line > (e.end_line or e.line) for e in run.events)):
             self._command = (ev, prefix_engine, context_engine)
             return
+        if "cli" in r.sets and r.kind == "config":
+            boundary.before_command(self, run, (ev, prefix_engine, context_engine))  # not held
         for out in self._feed(ev, prefix_engine, context_engine):
             self.carried = None  # the run the command opened ended too: the next is this event's alone
             yield out
@@ -275,6 +279,9 @@ class Analyzer:
         run = self._run
         if run is None and held is not None:
             run = boundary.opened_by(self, *held)
+        elif run is not None and held is not None and run.failed_line is None and failure_line(held[0]):
+            run = copy.copy(run)  # the held exception goes to the run first: it has failed by then
+            run.failed_line = held[0].line
         if run is None or r.kind == "unread":
             return False
         if r.kind == "identity":  # ``_identify``: only another source's identity line closes the run
@@ -379,6 +386,7 @@ class Analyzer:
         """Close the open run at the end of the input(s) (a launch command held is its last line)."""
         if self._command is not None:
             held, self._command = self._command, None
+            boundary.before_command(self, self._run, held)
             yield from self._feed(*held)
         if self._run is not None:
             yield self._close(self._run)

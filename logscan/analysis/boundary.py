@@ -14,8 +14,11 @@ from .newstart import note, once_per_start, other_process, repeated_start
 from .runstate import RunState, set_facts
 
 
-#: kinds of the lines a start logs as it begins (``command_opens``; ``has_substance`` ignores them)
-START_KINDS = ("version", "config", "platform", "run_start", "progress")
+#: kinds of the lines a start logs as it begins (``command_opens``; ``has_substance`` ignores them):
+#: a device probe's lines (``gpu``: llama.cpp's 'ggml_vulkan: 0 = NVIDIA GeForce RTX 2060 ...') too,
+#: so a pasted ``llama-cli --version`` (its device and version lines) is no run of its own before the
+#: ``llama-server`` command pasted after it (llamacpp-215)
+START_KINDS = ("version", "config", "platform", "gpu", "run_start", "progress")
 
 
 def has_substance(run: RunState, since_start: bool = True) -> bool:
@@ -72,8 +75,9 @@ def command_opens(analyzer, run: RunState, command: Event, ev: Event, engine: st
     """Whether a launch command held after ``run`` (``Analyzer.feed``) is the first line of the run
     ``ev`` (of ``engine``: its prefix's, else its rule's) goes on: after a run that failed or came
     up, when ``ev`` begins a new run (``splits()``); after a run that said something but neither,
-    when ``ev`` is a line of the command's engine that begins a start: a start marker, a version,
-    config, platform or progress line, or a line of a process (a pid): the second of two logs
+    when ``ev`` is a line of the command's engine that begins a start: a start marker, a line a
+    process prints once as it starts (``once_per_start``), a version, config, platform, device or
+    progress line, or a line of a process (a pid): the second of two logs
     catted, its command, then its start's lines. Not when ``ev`` is another engine's: then the
     command was pasted after the run it ran (vllm-298, sglang-299) and another log follows; nor a
     kernel or finding line with no pid (sglang-299's command, then sglang-292's MoE config lines:
@@ -83,7 +87,7 @@ def command_opens(analyzer, run: RunState, command: Event, ev: Event, engine: st
     if ended(run):
         return splits()
     r = analyzer.rules[ev.rule][0].rule
-    return bool(r.starts_run or r.names_engine or r.kind in START_KINDS or ev.pid is not None)
+    return bool(r.starts_run or r.once_per_start or r.names_engine or r.kind in START_KINDS or ev.pid is not None)
 
 
 def unname(run: RunState, named: Optional[tuple], line: int) -> None:
@@ -95,3 +99,12 @@ def unname(run: RunState, named: Optional[tuple], line: int) -> None:
     if named is not None and named[1] is run and last < named[0] <= line:
         run.engine, run.engine_sure, run.identified_by, run.library_identity = named[2]
         run.last_line = min(run.last_line, max(last, run.first_line))  # the preamble is not its span
+
+
+def before_command(analyzer, run: Optional[RunState], held: tuple) -> None:
+    """A launch command (``held``: the event and its two engine hints) that ends ``run`` itself when
+    fed (another engine's command) is no line of ``run``: its span stops before the command, whose
+    line's identity events unname it (``unname``)."""
+    if run is not None and analyzer.splits(*held, closes_only=True):
+        run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line))
+        unname(run, analyzer._named, held[0].line)

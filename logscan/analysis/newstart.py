@@ -150,6 +150,9 @@ def other_process(run: RunState, sets: dict[str, str], ev: Event, shared=_DEFAUL
         seen = run.pids.get(who)
         if seen is not None and seen != ev.pid:
             return f"line {ev.line}: {ev.process} pid={ev.pid}, the run's {ev.process} was pid={seen}"
+    unseen = unseen_process(run, ev)
+    if unseen:
+        return unseen
     named = named_model(sets, ev)
     if named and run.config.model and not same_model(named, run.config.model):
         return f"line {ev.line} names model {named}, the run's is {model_key(run.config.model)}"
@@ -176,6 +179,43 @@ def note(run: RunState, ev: Event, shared=_DEFAULT) -> None:
     who = role(ev, shared)
     if who is not None and who not in run.pids and len(run.pids) < 64:
         run.pids[who] = ev.pid  # type: ignore[assignment]
+    if ev.pid is not None and ev.pid not in run.procs and len(run.procs) < 64:
+        run.procs[ev.pid] = process_name(ev)
+
+
+def process_name(ev: Event) -> str:
+    """The event's process name without its rank (``Worker_TP1_EP1`` -> ``Worker``, ``APIServer``)."""
+    name = ev.process or ""
+    if ev.rank and name.endswith(ev.rank):
+        name = name[: -len(ev.rank)].rstrip("_")
+    return name
+
+
+#: how far apart the pids of one start's processes may lie: its launcher forks them within seconds and
+#: Linux hands pids out in increasing order, so they differ by the processes forked meanwhile (258
+#: in vllm-213, Ray's worker and the API server; at most 438 in the bundled multi-process runs)
+_PID_NEAR = 4096
+
+
+def unseen_process(run: RunState, ev: Event) -> Optional[str]:
+    """Why ``ev`` comes from a process of another start (prose), or None: after the run's failure line
+    (``failed_line``), a process tag with a pid the run never heard from, when nothing ties it to the
+    run: not a process name the run heard from (another rank of a name it heard is its start's:
+    Worker_TP1 after Worker_TP0's traceback, vllm-240 / 272 / 281), no clock within ``_BACK_S`` of one
+    of the run's, no pid within ``_PID_NEAR`` of one of the run's (vllm-213's API server, no clock on
+    its traceback line). A run that heard no pid has nothing to compare: None (a raw traceback may be
+    any process's)."""
+    if run.failed_line is None or ev.pid is None or ev.line <= run.failed_line or not run.procs:
+        return None
+    if ev.pid in run.procs or process_name(ev) in run.procs.values():
+        return None
+    c = clock(ev.timestamp)
+    if c is not None and any(c[0] == v[0] and abs(c[1] - v[1]) <= _BACK_S for v in run.clocks.values()):
+        return None
+    if any(abs(ev.pid - p) <= _PID_NEAR for p in run.procs):
+        return None
+    return (f"line {ev.line}: {ev.process} pid={ev.pid}, a process the run did not hear from, after its "
+            f"failure at line {run.failed_line}")
 
 
 def once_per_start(rule) -> bool:
@@ -192,6 +232,12 @@ def signature(ev: Event) -> tuple:
     """What makes two lines one line printed again: rule, process stream (``stream``), level and
     text (the clock left out: a restart prints the same line later)."""
     return ev.rule, stream(ev), (ev.level or "").lower(), ev.message
+
+
+def failure_line(ev: Event) -> bool:
+    """The event's line says its process failed (``note_start``'s ``failed_line``): a raised
+    exception (``uncaught.raised``) or an engine's ``start_failure`` line."""
+    return bool(raised(ev)) or ev.kind == "start_failure"
 
 
 def note_start(run: RunState, ev: Event, once: bool) -> None:

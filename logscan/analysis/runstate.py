@@ -110,6 +110,9 @@ class RunState:
     library_identity: bool = False
     #: process role (``Worker_TP0#TP0``) -> the first pid heard in it (``newstart``: another pid is another start)
     pids: dict[str, int] = field(default_factory=dict)
+    #: every pid heard in the run (shared names too) -> its process name without the rank (at most 64):
+    #: what ties a process the run did not hear from to it after its failure (``newstart.unseen_process``)
+    procs: dict[int, str] = field(default_factory=dict)
     #: per process stream (``newstart.stream``: process tag, rank, pid; '' for untagged lines) the
     #: latest prefix clock of its lines, ``newstart.clock``: (has a year, seconds)
     clocks: dict[str, tuple[bool, int]] = field(default_factory=dict)

@@ -245,8 +245,10 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
                 for c in changes:
                     click.echo(f"  {c.family}: {c.reasoning}")
         for f in failed:
-            began = f" (began at line {f['line']}: {f['evidence']})" if f["headline_line"] != f["line"] else ""
+            other = f["headline_line"] != f["line"]  # said as formats.failure.at_words says it
+            at = f"line {f['line']}" + (f", cause line {f['headline_line']}" if other else "")
+            began = f" (line {f['line']}: {f['evidence']})" if other else ""
             kern = f"; failing kernel {f['failing_kernel']}" if f.get("failing_kernel") else ""
-            click.echo(f"{'- ' if fmt == 'markdown' else '  '}new run {f['run']}: {f['what']} at line {f['headline_line']}: "
+            click.echo(f"{'- ' if fmt == 'markdown' else '  '}new run {f['run']}: {f['what']} at {at}: "
                        f"{f['headline']}{began}{kern} (its kernels did not serve: a regression whatever the families say)")
     sys.exit(EXIT_FAIL_ON if failed or any(c.regressed for c in changes) else EXIT_OK)

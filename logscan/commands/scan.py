@@ -59,12 +59,12 @@ def _failed(report, fail_on: set[str]) -> list[str]:
                  for r in report.runs if not r.selections]
     from ..packs.loader import default_packs
 
-    from ..formats.failure import head
+    from ..formats.failure import at_words, head
 
     lineage = default_packs().findings.lineage  # a parent code (UNSUPPORTED_ON_ARCH) takes its children
     for run in report.runs:
         if "START_FAILED" in fail_on and run.start_failure is not None:
-            hits.append(f"run {run.index + 1}: START_FAILED (line {run.start_failure.line}): "
+            hits.append(f"run {run.index + 1}: START_FAILED ({at_words(run.start_failure)}): "
                         f"{head(run.start_failure)[1][:160]}")
         for s in run.selections:
             if s.cost_class.value in fail_on:
@@ -145,13 +145,13 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
         if not lines:  # silence must not read as "nothing was there"
             click.echo(f"logscan: no kernel-relevant line left unexplained ({len(report.runs)} run(s) read)"
                        + (f", but {len(failed)} start(s) FAILED" if failed else ""), err=True)
-        from ..formats.failure import head, kernel_words
+        from ..formats.failure import at_words, head, kernel_words
 
         for run in failed:  # a traceback's kernel frames are explained by the failed start, not by nothing
             sf = run.start_failure
-            hl, words = head(sf)
-            click.echo(f"logscan: {run.source}:{sf.line}: run {run.index + 1} start FAILED (START_FAILED): "
-                       f"line {hl}: {words[:200]}"
+            _, words = head(sf)
+            click.echo(f"logscan: {run.source}:{sf.line}: run {run.index + 1} start FAILED (START_FAILED) at "
+                       f"{at_words(sf)}: {words[:200]}"
                        + (f"; {kernel_words(sf)[:200]}" if sf.failing_kernel else "")
                        + "; its traceback lines are the evidence", err=True)
     else:

@@ -17,6 +17,14 @@ def head(f: StartFailure) -> tuple[int, str]:
     return f.line, f.evidence
 
 
+def at_words(f: StartFailure) -> str:
+    """Where every report format says a failure is: ``line 21`` (the failure's own line, the gate
+    check's location), with ``, cause line 12`` when the words a report leads with (``head``: the
+    exception) are on another line; the text report and the gate used to give one line each."""
+    line, _ = head(f)
+    return f"line {f.line}" if line == f.line else f"line {f.line}, cause line {line}"
+
+
 def kernel_words(f: StartFailure) -> str:
     """``failing kernel: Marlin (why)``, or "" when no kernel is linked to the failure."""
     if not f.failing_kernel:
@@ -48,7 +56,7 @@ def did_not_start(n: int, f: StartFailure, what: str = "the engine did not start
     """The gate's START_FAILED message for run ``n``: why, in the engine's words (``head``: the
     exception, else its failure line, else "no exception line in the log"), the failing kernel
     when one is linked, and where the failure began; each part cut to 200 characters, marked."""
-    line, words = head(f)
+    _, words = head(f)
     extra = [x for x in (kernel_words(f), where_words(f)) if x]
-    return (f"run {n}: {what}: {clip(words, 200)} (line {line}"
+    return (f"run {n}: {what}: {clip(words, 200)} ({at_words(f)}"
             + "".join(f"; {clip(x, 200)}" for x in extra) + ")")

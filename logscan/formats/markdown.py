@@ -66,14 +66,15 @@ def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional
                         + ", ".join(f"rung {u.rung} {cell(u.kernel)}" for u in und[:6])
                         + f": {cell(und[0].kernel)} undecided: {cell('; '.join(und[0].needs), 300)}"
                         + (" (every rung's needs: JSON ladder.undecided)" if len(und) > 1 else "")]
-    from .failure import head, kernel_words, where_words
+    from .failure import at_words, head, kernel_words, where_words
 
     for run in report.runs:  # why a start failed, in the engine's words (the exception first)
         for f, what in ((run.start_failure, "start FAILED"), (run.serving_failure, "failed WHILE SERVING")):
             if f is not None:
-                line, words = head(f)
+                _, words = head(f)
                 extra = "".join(f" — {cell(x, 300)}" for x in (kernel_words(f), where_words(f)) if x)
-                out += ["", f"**run {run.index + 1}: {what}** at {cell(run.source, 60)}:{line}: {cell(words, 300)}{extra}"]
+                out += ["", f"**run {run.index + 1}: {what}** at {cell(run.source, 60)} {at_words(f)}: "
+                        f"{cell(words, 300)}{extra}"]
     if gate is not None:
         bad = sorted((c for c in gate.checks if c.verdict != Verdict.passed or c.allowance is not None),
                      key=lambda c: VERDICT_ORDER[c.verdict])

@@ -68,11 +68,11 @@ def failure_lines(f, what: str = "start FAILED") -> list[str]:
     exception, else the engine's failure line, else "no exception line in the log") at its line,
     then the failing kernel and where the failure began (``StartFailure.head``, ``kernel_words``,
     ``where_words``); each cut to 300 characters with a visible mark."""
-    from .failure import head, kernel_words, raised_words, where_words
+    from .failure import at_words, head, kernel_words, raised_words, where_words
 
-    line, words = head(f)
+    _, words = head(f)
     tag = " (the server had come up; not START_FAILED)" if what != "start FAILED" else ""
-    out = [f"  {what} at line {line}{tag}: {clip(words, 300)}"]
+    out = [f"  {what} at {at_words(f)}{tag}: {clip(words, 300)}"]
     for extra in (kernel_words(f), raised_words(f), where_words(f)):
         if extra:
             out.append(f"      {clip(extra, 300)}")

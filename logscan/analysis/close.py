@@ -133,7 +133,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     shown = SHOWN_FACTS | set(pack.meta.kernel_facts)  # facts the report shows (targets.stated_fact)
     for ev in run.events:
         cr, rule_pack = ctx.rules[ev.rule]
-        r = cr.rule
+        r = statements.as_stated_for(cr.rule, run)  # a sentence under the checkpoint it serves natively
         g = dict(ev.groups)
         kernel = kernel_of(cr, ev)
         reasons = list(ev.items)

@@ -38,6 +38,28 @@ def ceiling_holds(ceiling, run: "RunState", machine=None) -> bool:
     return not _forced_by(ceiling, machine, run)
 
 
+def as_stated_for(rule, run: "RunState"):
+    """``rule`` as its line reads for ``run``: under a checkpoint whose own weight-only format the
+    line prepares (``rule.checkpoint_own``, ``packs.model_rules.CheckpointOwn``: the run states a
+    quantization method its regex fully matches) the rule with that family, registry hint and
+    cost class and no finding; else ``rule`` itself (unstated quantization: the sentence's own
+    reading stands). The copy is made once per rule."""
+    own = getattr(rule, "checkpoint_own", None)
+    quant = (run.config.quantization or "").strip().lower()
+    if own is None or not quant or not regex.fullmatch(own.quantization, quant):
+        return rule
+    got = _OWN.get(rule.id)
+    if got is None or got[0] is not rule:
+        got = _OWN[rule.id] = (rule, rule.model_copy(update=dict(
+            family=own.family, registry=own.registry, cost_class=own.cost_class, finding=None,
+            lacks_native=None, implies_gpu=None)))
+    return got[1]
+
+
+#: rule id -> (rule, its checkpoint-own reading)
+_OWN: dict = {}
+
+
 def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origin) -> None:
     """GPU_CONTRADICTS_LOG for each rule with ``implies_gpu`` whose line the run holds, when
     ``--gpu`` (``origin == "given"``, ``machine`` from ``fallback.run_machine``) is a CUDA GPU at or

@@ -75,6 +75,23 @@ class GpuCeiling(_Strict):
 
 
 @strict
+class CheckpointOwn(_Strict):
+    """A degradation sentence the engine also prints while preparing a checkpoint's OWN
+    weight-only format: under a run whose stated quantization method matches ``quantization``
+    (a regex; unstated: the rule's own reading stands), the line names the ``family`` /
+    ``registry`` hint given here at ``cost_class`` and states no finding (vLLM's FP4 Marlin
+    sentence is printed by prepare_moe_fp4_layer_for_marlin for gpt-oss's MXFP4 experts,
+    whose activations are BF16: Marlin is their native path). ``source``: the engine's file,
+    function and releases that print the sentence for that checkpoint."""
+
+    quantization: str = spec(min_length=2)
+    family: str = spec(min_length=2)
+    registry: Optional[str] = None
+    cost_class: Literal["native", "weight_only", "portable", "unknown"] = "native"
+    source: str = spec(min_length=10)
+
+
+@strict
 class Rule(_Strict):
     """One recogniser: a regex over the message of a record and what a match means.
 
@@ -117,6 +134,8 @@ class Rule(_Strict):
     #: ``patterns/hardware-floors.toml`` (``FP8``, ``FP4``). With no GPU known, scan judges the
     #: native rungs behind that floor refused by the log itself (``analysis/floors.py``)
     lacks_native: Optional[str] = None
+    #: the line under a checkpoint whose own weight-only format it prepares (``CheckpointOwn``)
+    checkpoint_own: Optional[CheckpointOwn] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
     #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).
     #: A shape's ``family`` gives a selection only for a name a ladder or the kernel lexicon

@@ -18,7 +18,8 @@ SHIMS = {
     "logscan.follow.tail:pipe": ("logscan.follow.pipe", ["StreamTail", "CHUNK"]),
     "logscan.follow.runner": ("logscan.follow.stream", ["FollowRecord", "Stream", "KEEP_RUNS"]),
     "logscan.follow.runner:state": ("logscan.follow.statefile", ["STATE_VERSION"]),
-    "logscan.packs.model": ("logscan.packs.model_rules", ["Rule", "RuleFile", "FindingsFile", "LexiconFile"]),
+    "logscan.packs.model": ("logscan.packs.model_rules", ["Rule", "RuleFile", "FindingsFile"]),
+    "logscan.packs.model:lexicon": ("logscan.packs.model_lexicon", ["LexiconFile", "LexiconKernel", "LexiconTarget"]),
     "logscan.packs.model:pack": ("logscan.packs.model_pack", ["PackFile", "PackMeta", "Uncovered"]),
     "logscan.packs.model:ladders": ("logscan.packs.model_ladders", ["GateTerm", "LadderFile", "SchemeFile"]),
     "logscan.packs.model:infer": ("logscan.packs.model_infer", ["InferFile", "MatrixFile", "Outcome"]),
@@ -57,7 +58,7 @@ SPLIT = ["logscan/analysis/" + m for m in ("analyzer.py", "runstate.py", "engine
                                            "run_checks.py", "run_parts.py")] + \
         ["logscan/follow/" + m for m in ("tail.py", "pieces.py", "position.py", "pipe.py", "runner.py",
                                          "stream.py", "statefile.py")] + \
-        ["logscan/packs/" + m for m in ("model.py", "model_base.py", "model_rules.py", "model_pack.py",
+        ["logscan/packs/" + m for m in ("model.py", "model_base.py", "model_rules.py", "model_lexicon.py", "model_pack.py",
                                         "model_ladders.py", "model_infer.py")] + \
         ["logscan/packs/" + m for m in ("loader.py", "packcache.py")] + \
         ["logscan/sources/" + m for m in ("prefilter.py", "hsdb.py", "hsscan.py", "pyscan.py", "triggers.py", "literals.py", "reader.py", "lineclean.py")] + \

@@ -11,10 +11,8 @@ lexicon), ``model_pack`` (``pack.toml``), ``model_ladders`` (ladders, schemes) a
 """
 
 from .model_base import _Strict
-from .model_rules import (
-    CodeInfo, Continuation, FindingsFile, GpuCeiling, KernelPackages, LexiconFailing, LexiconFile, LexiconKernel, LexiconName,
-    LexiconTarget, Rule, RuleFile, RuleKind,
-)
+from .model_lexicon import KernelPackages, LexiconFailing, LexiconFile, LexiconKernel, LexiconName, LexiconTarget
+from .model_rules import CodeInfo, Continuation, FindingsFile, GpuCeiling, Rule, RuleFile, RuleKind
 from .model_pack import (
     ArchCheck, CommonWrapper, FasterMethod, NameCost, NoiseLine, OpaqueLine, PackFile, PackMeta, PlatformHint,
     PrefixFormat, ProcessTag, Uncovered, WalkInfer, WrapperFile,

@@ -73,7 +73,7 @@ class LazyPattern:
 
 #: Source files whose code shapes a loaded ``PackSet``: a change to any of them misses the cache
 #: (paths relative to ``logscan/packs/``; the plain classes and their generated validators too).
-_CODE = ("model.py", "model_base.py", "model_rules.py", "model_pack.py", "model_ladders.py", "model_infer.py",
+_CODE = ("model.py", "model_base.py", "model_rules.py", "model_lexicon.py", "model_pack.py", "model_ladders.py", "model_infer.py",
          "model_history.py", "history.py", "dispatch.py", "loader.py", "packcache.py", "../plain.py", "../plaininit.py", "../validate.py",
          "../analysis/template_era.py")  # template_era: the template histories kept in ``PackSet.memo``
 

@@ -233,9 +233,9 @@ class Analyzer:
 
     def _engine_sure(self, ev: Event, r, pack: Pack, prefix_engine: Optional[str], context_engine: Optional[str],
                      run: Optional[RunState]) -> tuple[str, bool]:
-        """``_engine_of`` for a non-identity event, unsure when the hint came from a disowned library."""
-        engine, sure = self._engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
-                                       run, ev.source)
+        """``boundary.engine_of`` for a non-identity event, unsure when the hint came from a disowned library."""
+        engine, sure = boundary.engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
+                                          run, ev.source)
         if (sure and not prefix_engine and not (r.starts_run or r.names_engine)
                 and engine in self._disowned.get(ev.source, ())):
             sure = False  # the hint came from the library's lines of another program built on it
@@ -359,24 +359,6 @@ class Analyzer:
             # a start marker or an engine's launch command names it by itself
             return f"line {ev.line}: {r.description or r.id}"
         return f"line {ev.line} follows a line with the {context_engine} line prefix"
-
-    @staticmethod
-    def _engine_of(prefix_engine: Optional[str], context_engine: Optional[str], rule_engine: str,
-                   starts_run: bool, run: Optional[RunState], source: str) -> tuple[str, bool]:
-        """Which engine an event belongs to, and whether the line itself says so.
-
-        A line carrying an engine's prefix, or a start marker, names its engine. An
-        unprefixed line (a traceback tail, a generic Triton/ptxas error) recognised by
-        another pack's rule belongs to the open run, else to the engine of the last
-        prefixed line, else (unsure) to the rule's engine.
-        """
-        if prefix_engine:
-            return prefix_engine, True
-        if starts_run:
-            return rule_engine, True
-        if run is not None and run.source == source:
-            return run.engine, False
-        return context_engine or rule_engine, context_engine is not None
 
     def _other_process(self, run: RunState, r, ev: Event) -> bool:
         """``boundary.other_process_speaks`` with the run-set names this analyzer shares."""

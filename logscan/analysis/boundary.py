@@ -108,3 +108,21 @@ def before_command(analyzer, run: Optional[RunState], held: tuple) -> None:
     if run is not None and analyzer.splits(*held, closes_only=True):
         run.last_line = min(run.last_line, max(held[0].line - 1, run.first_line))
         unname(run, analyzer._named, held[0].line)
+
+
+def engine_of(prefix_engine: Optional[str], context_engine: Optional[str], rule_engine: str,
+              starts_run: bool, run: Optional[RunState], source: str) -> tuple[str, bool]:
+    """Which engine an event belongs to, and whether the line itself says so.
+
+    A line carrying an engine's prefix, or a start marker, names its engine. An
+    unprefixed line (a traceback tail, a generic Triton/ptxas error) recognised by
+    another pack's rule belongs to the open run, else to the engine of the last
+    prefixed line, else (unsure) to the rule's engine.
+    """
+    if prefix_engine:
+        return prefix_engine, True
+    if starts_run:
+        return rule_engine, True
+    if run is not None and run.source == source:
+        return run.engine, False
+    return context_engine or rule_engine, context_engine is not None

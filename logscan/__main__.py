@@ -1,5 +1,5 @@
 """``python -m logscan``: the same as the ``logscan`` command."""
-from logscan.cli import main
+from logscan.entry import main
 
 if __name__ == "__main__":
     main()

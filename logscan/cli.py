@@ -81,7 +81,13 @@ class _Group(click.Group):
         except _PipeClosed:
             _quiet_stdout()  # the interpreter's last flush of what is still buffered goes nowhere
             sys.exit(EXIT_PIPE_CLOSED)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+                # click turns a Ctrl-C before the signal handlers are installed into Abort:
+                # an interruption (130), not a usage error (2); ``logscan.entry``
+                from .entry import interrupted_early
+
+                interrupted_early()
             click.echo("logscan: aborted", err=True)
             sys.exit(EXIT_USAGE)
         except click.ClickException as exc:

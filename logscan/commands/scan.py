@@ -113,8 +113,11 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     'logscan scan $LOG' reads stdin, so quote it.
 
     Ctrl-C (SIGINT) or SIGTERM stops the read: the report of what was read is printed, marked
-    interrupted, and the exit status is 130 (SIGINT) or 143 (SIGTERM). An input not read to its
-    end (missing, a directory, a cut gzip) is exit status 2, one line on stderr naming it.
+    interrupted, and the exit status is 130 (SIGINT) or 143 (SIGTERM); before any input was
+    read, one line on stderr and 130. An input not read to its end is exit status 2, one line on
+    stderr naming it: a cut gzip after the report of what was read; an input that cannot be
+    opened (missing, a directory) before any report, so standard output stays empty (no report
+    of the other inputs: 'logscan gate' reports them, with INPUT_UNREADABLE).
 
     \b
     Examples:

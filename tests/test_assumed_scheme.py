@@ -126,3 +126,17 @@ def test_w4a4_line_beats_a_w4a16_name():
     run = _run(text)
     sel, f = _marlin(run)
     assert f is not None and sel.cost_class.value == "weight_only"
+
+
+def _flashinfer(arch: str) -> str:
+    # FlashInferMetadataBuilder's line (rule vllm.kv.flashinfer-resolved, its examples' shape): the GPU from the log
+    return ("(EngineCore pid=55) INFO 07-07 01:12:40 [flashinfer.py:600] FlashInfer resolved query dtypes: "
+            f"prefill=torch.bfloat16, decode=torch.bfloat16, kv_cache_dtype=torch.float8_e4m3fn, arch={arch}\n")
+
+
+@pytest.mark.parametrize("arch,cost,severity", [("sm120", "unknown", "info"), ("sm86", "weight_only", "warning")])
+def test_gpu_from_the_log_decides_the_contradiction(arch, cost, severity):
+    sel, f = _marlin(_run(_TRIAL + _flashinfer(arch)))
+    assert sel.cost_class.value == cost and sel.scheme == "NVFP4 (W4A4 assumed)"
+    assert f is not None and f.severity.value == severity
+    assert any("contradicts the GPU" in r for r in f.reasons) == (arch == "sm120")

@@ -16,7 +16,7 @@ from packaging.version import Version
 from ..formats.clip import clip
 from ..models import COST_ORDER, CostClass, Event, Finding, Run, Selection, Severity
 from ..packs.model import FindingsFile
-from . import run_checks, run_parts, statements
+from . import assumed, run_checks, run_parts, statements
 from .engine_facts import engine_info, infer_platform, kernel_of, platform_from_failure
 from .infer import infer_selections
 from .refused import mark_refused
@@ -122,6 +122,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     used: set[tuple[int, str]] = set()
     dropped: dict[tuple[int, str], str] = {}
     pending: list = []  #: (event, kernel, how) of events naming a target no ladder placed (``targets``)
+    assumed_on: set = set()  #: selections whose scheme a rule's ``assumes`` reading gave
     off_lists: list = []  #: "not understood" entries of choices absent from their own logged list
     release = info.version if info.version_source == "logged" else info.ladder_version
     # the facts a skipped rung is judged on (the GPU, CUDA runtime, build, env, server args the
@@ -134,6 +135,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     for ev in run.events:
         cr, rule_pack = ctx.rules[ev.rule]
         r = statements.as_stated_for(cr.rule, run)  # a sentence under the checkpoint it serves natively
+        reading = assumed.read(r, run, known)  # a scheme the sentence assumes: stated, contradicted, or assumed
+        r = reading.rule if reading is not None else r
         g = dict(ev.groups)
         kernel = kernel_of(cr, ev)
         reasons = list(ev.items)
@@ -162,9 +165,9 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
             hint = fill(r.registry, g) if r.registry else None
             kname = normalise(kernel) or kernel  # an enum member or a quoted name, as the ladders hold it
             placement = (idx.place(info.ladder_version, kname, hint, run.platform, run.config.quantization, known, off)
-                         if idx else None)
+                         if idx and (reading is None or reading.placed) else None)
             nearer = None
-            if (placement is None and idx is not None and info.ladder_version
+            if (placement is None and idx is not None and info.ladder_version and (reading is None or reading.placed)
                     and (between_ladders or idx.is_composed(info.ladder_version))):
                 # a release between two shipped ladders (0.10.1 between 0.9.2 and 0.10.2) may
                 # already hold the next ladder's registry: the next shipped release is nearest
@@ -221,6 +224,12 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 )
                 sels[key] = SelectionGroup(sel)
             sel_family = sels[key].selection.family  # another line may have named this choice first
+            if reading is not None and key not in assumed_on:  # once per selection, whichever line
+                assumed_on.add(key)
+                s0 = sels[key].selection
+                s0.scheme = reading.scheme_of(s0.scheme)
+                kept = [s0.reasoning] if s0.reasoning and reading.kind in ("assumed", "stated") else []
+                s0.reasoning = "; ".join([*reading.reasons, *kept])  # a cost class the reading gave is no engine's
             if unlisted and not any(u.line == ev.line for u in off_lists):
                 note = off_list_note(kernel, cands, ev.line, placement is not None)
                 s0 = sels[key].selection
@@ -255,10 +264,12 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
             else:
                 used.add((ev.line, ev.rule))
                 add_finding(r.finding, ev, r.id, kernel=kernel, reasons=reasons + (
-                                [verdict.why] if verdict.why else []),
+                                [verdict.why] if verdict.why else []) + (reading.reasons if reading else []),
+                            title=reading.title if reading else None,
                             remedy=((fill(r.remedy, g).strip() or None)
                                     if r.remedy and remedy_applies(cr, run.engine_sure) else None),
-                            severity=verdict.severity, cost_class=cost, family=sel_family)
+                            severity=(reading.severity if reading and reading.severity else verdict.severity),
+                            cost_class=cost, family=sel_family)
         elif r.sets or ev.groups:
             used.add((ev.line, ev.rule))
 

@@ -52,7 +52,7 @@ def as_stated_for(rule, run: "RunState"):
     if got is None or got[0] is not rule:
         got = _OWN[rule.id] = (rule, rule.model_copy(update=dict(
             family=own.family, registry=own.registry, cost_class=own.cost_class, finding=None,
-            lacks_native=None, implies_gpu=None)))
+            lacks_native=None, implies_gpu=None, assumes=None)))
     return got[1]
 
 

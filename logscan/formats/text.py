@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from .clip import clip
+from ..analysis.assumed import is_assumed
 from ..models import InputStats, Report, Run
 from ..models_run import CONFIG_SHOWN
 from .escape import TableLine, report_line, visible_controls
@@ -210,6 +211,8 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
                         out.append(f"      {rung_name}: needs {clip(gate, 200)}")
                 if len(s.ladder.above) > len(shown):
                     out.append(f"      ... and {len(s.ladder.above) - len(shown)} more (JSON ladder.stopped_by)")
+            if is_assumed(s.scheme):  # the ladder's scheme is an assumption of the line's rule
+                out.append(f"  {s.kernel}: {clip(s.reasoning or s.scheme, 600)}")
             if (s.reasoning or "").startswith(_OFF_LIST_NOTE):  # chosen 'out of' a list that lacks it
                 out.append(f"  {s.kernel}: {clip(s.reasoning, 400)}")
             if s.ladder and s.ladder.stated_refused:  # the log's own line refuses these rungs

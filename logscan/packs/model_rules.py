@@ -93,6 +93,47 @@ class CheckpointOwn(_Strict):
 
 
 @strict
+class AssumedScheme(_Strict):
+    """The activation scheme a rule's cost class and finding assume when its sentence does not
+    state it: vLLM's FP4 Marlin sentence ("Weight-only FP4 compression will be used leveraging
+    the Marlin kernel") is printed wherever the FP4 Marlin path is prepared, for a W4A4 NVFP4
+    checkpoint (a substitution) and for a W4A16 NVFP4 one (NVFP4A16, ModelOpt W4A16_NVFP4
+    layers: Marlin is its native kernel) alike (``analysis/assumed.py``).
+
+    ``scheme``: the assumed activation scheme (``W4A4``); ``alternative``: the reading under
+    which the line states no substitution, named in the finding's reasons; ``floor``: the
+    ``patterns/hardware-floors.toml`` id whose native compute the sentence denies: on a CUDA
+    GPU known to be at or above it the sentence contradicts the GPU, so the cost class is
+    ``unknown`` and the finding is lowered to info with the caveat, unless a line states the
+    assumed scheme. ``stated``: a regex searched in the run's other read lines that states the
+    assumed scheme (vLLM's NvFp4 MoE oracle, 'CompressedTensorsW4A4Nvfp4'); ``native``: a regex
+    searched in the run's model name and read lines that states the alternative
+    ('...-NVFP4A16', 'CompressedTensorsW4A16Fp4', 'W4A16_NVFP4'): the line is then the
+    checkpoint's own path, cost class ``native``, no finding. ``native_examples`` /
+    ``stated_examples``: texts each regex must find (checked by tests/test_assumed_scheme.py),
+    ``counter_examples``: texts neither may find. ``source``: the engine's files and releases."""
+
+    scheme: str = spec(min_length=2)
+    alternative: str = spec(min_length=10)
+    #: the alternative's scheme (``NVFP4 W4A16``): a selection's scheme when a line states it
+    alternative_scheme: str = spec(min_length=2)
+    #: the ladder role (regex) of the alternative's registry; None: no ladder holds it, so a line
+    #: stating the alternative is placed on none (the assumed scheme's ladder is not its own)
+    alternative_registry: Optional[str] = None
+    floor: Optional[str] = None
+    stated: Optional[str] = None
+    #: a regex fully matching the source file of the rule's own line (``file.py`` of the logger
+    #: prefix) printed only on the assumed scheme's path (vLLM's nvfp4_utils.py: the W4A4 linear
+    #: backend selector and its weight conversion, which needs the activation global scale)
+    stated_sites: Optional[str] = None
+    native: Optional[str] = None
+    stated_examples: list[str] = _field(default_factory=list)
+    native_examples: list[str] = _field(default_factory=list)
+    counter_examples: list[str] = _field(default_factory=list)
+    source: str = spec(min_length=10)
+
+
+@strict
 class Rule(_Strict):
     """One recogniser: a regex over the message of a record and what a match means.
 
@@ -137,6 +178,8 @@ class Rule(_Strict):
     lacks_native: Optional[str] = None
     #: the line under a checkpoint whose own weight-only format it prepares (``CheckpointOwn``)
     checkpoint_own: Optional[CheckpointOwn] = None
+    #: the activation scheme the rule's cost class assumes where its sentence does not say (``AssumedScheme``)
+    assumes: Optional[AssumedScheme] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in
     #: any wording (select, enabled, fallback, override, unsupported, missing, deprecated, set).
     #: A shape's ``family`` gives a selection only for a name a ladder or the kernel lexicon

@@ -56,11 +56,17 @@ def _kept(ev: Event) -> dict:
 class Checkpoint:
     """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
 
-    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes", "quoted")
+    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes", "quoted", "up_seen")
 
     def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str],
-                 named: Optional[list[str]] = None, wrap=None, quoted: Optional[list] = None):
+                 named: Optional[list[str]] = None, wrap=None, quoted: Optional[list] = None,
+                 up_seen: Optional[int] = None):
         self._events, self._n, self.formats, self.context = events, n, formats, context
+        #: the line of the source's last ready / HTTP 2xx line with no start since (``Analyzer.up_seen``):
+        #: a line that joined no run, so not among the open run's events, yet a failure of the open
+        #: run after it is one while serving (vllm-161 behind another log: a restored follower said
+        #: START_FAILED where scan said failed while serving)
+        self.up_seen = up_seen
         #: frame headers still waiting for their quoted code line (``sources/quoted.py``)
         self.quoted = list(quoted or [])
         #: the hard-wrap detector's state (``rewrap.WrapWidth.to_json``) and its change count, in follow
@@ -81,6 +87,8 @@ class Checkpoint:
             out["wrap"] = self.wrap
         if self.quoted:
             out["quoted"] = self.quoted
+        if self.up_seen is not None:
+            out["up_seen"] = self.up_seen
         return out
 
 
@@ -246,7 +254,7 @@ class Pipeline:
             raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
         named = sorted(e for e, src in self.matcher._prefix_named if src == self.source)
         return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named, self.wrap,
-                          self.matcher._quoted.to_json())
+                          self.matcher._quoted.to_json(), self.analyzer.up_seen.get(self.source))
 
     def restore(self, state: dict) -> None:
         """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
@@ -270,6 +278,9 @@ class Pipeline:
             quoted = state.get("quoted", [])  # absent before batch 11v, and when no header waits
             if not isinstance(quoted, list):
                 raise ValueError(f"bad quoted {quoted!r:.200}")
+            up = state.get("up_seen")  # absent before it was kept, and when no such line was seen
+            if up is not None and (isinstance(up, bool) or not isinstance(up, int)):
+                raise ValueError(f"bad up_seen {up!r:.200}")
             self.matcher._quoted.restore(quoted)
             wrap = state.get("wrap")  # absent before the hard-wrap joiner, and in scan
             if wrap is not None and self.wrap is not None:
@@ -281,6 +292,8 @@ class Pipeline:
         self.formats.update(formats)
         self.matcher.context = context
         self.matcher._prefix_named.update((e, self.source) for e in named)
+        if up is not None and (not items or up < items[0][0].line):
+            self.analyzer.up_seen[self.source] = up  # a later one the replayed events set again
         for ev, hint in items:
             if ev.rule not in self.analyzer.rules:
                 continue  # a rule removed from the packs since the checkpoint

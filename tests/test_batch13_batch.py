@@ -121,16 +121,27 @@ def test_the_uncaught_terminate_keeps_its_own_rule():
 
 # -- llama.cpp's older init name and its argument parser ------------------------------------------
 
-@pytest.mark.parametrize("name, first, platform", [
-    ("llamacpp-233", 2, "CUDA"),  # 'ggml_init_cublas: found 2 CUDA devices:' (Dec 2023)
-    ("llamacpp-209", 2, "CUDA"),
-    ("llamacpp-110", 3, "ROCM"),  # 'ggml_init_cublas: found 1 ROCm devices:'
+@pytest.mark.parametrize("name, first, platform, command", [
+    ("llamacpp-233", 2, "CUDA", True),  # 'ggml_init_cublas: found 2 CUDA devices:' (Dec 2023)
+    ("llamacpp-209", 2, "CUDA", True),
+    ("llamacpp-110", 3, "ROCM", False),  # 'ggml_init_cublas: found 1 ROCm devices:' after a cmake build
 ])
-def test_ggml_init_cublas_names_llamacpp_and_its_platform(name, first, platform):
+def test_ggml_init_cublas_names_llamacpp_and_its_platform(name, first, platform, command, tmp_path):
+    # 233 and 209 open with the reporter's launch command ('./server -m ...', '.../bin/main -m ...'):
+    # llamacpp.config.launch-command (runs31) opens the run there, as vLLM's and SGLang's commands
+    # do; the same log without its command shows the ggml_init_cublas line alone names llama.cpp
+    # and opens the run at its first line
     run = one_run(name)
     assert run["engine"]["name"] == "llamacpp"
-    assert run["first_line"] == first
+    assert run["first_line"] == (1 if command else first)
     assert run["engine"]["platform"] == platform
+    assert ("launch command" in run["engine"]["identified_by"]) == command
+    lines = (FIXTURES / "llamacpp" / f"{name}.log").read_text(encoding="utf-8").splitlines(keepends=True)
+    bare = tmp_path / f"{name}.log"
+    bare.write_text("".join(lines[first - 1:]), encoding="utf-8")
+    (run,) = scan_json(bare)["runs"]
+    assert (run["engine"]["name"], run["first_line"], run["engine"]["platform"]) == ("llamacpp", 1, platform)
+    assert "launch command" not in run["engine"]["identified_by"]
 
 
 def test_a_rocm_device_capability_stays_no_cuda_compute_capability():

@@ -134,11 +134,19 @@ def test_a_deepgemm_selection_under_gpu_t4_is_flagged_from_the_ladders_sm90_floo
 
 
 def test_the_contradiction_rests_on_the_ladder_data(monkeypatch):
-    # the planning overlay's gate terms removed: the rung has no recorded terms, nothing is claimed
-    from logscan.analysis import overlay
+    # the planning overlay's gate terms removed, the contradiction still rests on data: the FP8
+    # hardware floor (patterns/hardware-floors.toml, ladder31) of DeepGEMM's fp8 block registry,
+    # which a T4 (sm75) lacks; with the floors removed too the rung has no recorded terms, and
+    # nothing is claimed
+    from logscan.analysis import floors, overlay
 
+    log = FIXTURES / "sglang" / "sglang-002.log"
     monkeypatch.setattr(overlay, "load_overlay", lambda engine, root=None: None)
-    assert "GPU_CONTRADICTS_LOG" not in sum(_codes(FIXTURES / "sglang" / "sglang-002.log", "T4"), [])
+    (run,) = scan_inputs([str(log)], gpu="T4").runs
+    (f,) = [f for f in run.findings if f.code == "GPU_CONTRADICTS_LOG"]
+    assert f.kernel == "DeepGEMM" and "FP8 hardware floor" in f.reasons[0] and "sm75" in f.reasons[0]
+    monkeypatch.setattr(floors, "load_floors", lambda root=None: {})
+    assert "GPU_CONTRADICTS_LOG" not in sum(_codes(log, "T4"), [])
 
 
 def test_an_exact_arch_rung_on_a_newer_gpu_is_no_contradiction(tmp_path):

@@ -39,6 +39,19 @@ def test_the_batch_names_its_engine(engine, stem):
     assert runs and {r.engine.name for r in runs} == {engine}
 
 
+def test_a_quoted_mlc_line_above_its_command_is_a_run_of_mlc_llm():
+    # mlc-llm-105: the issue quotes 'Error caught when creating FlashInfer PagedKVCache: ...' (line 1),
+    # then the compile command (line 3). A launch command after a run that said something opens the
+    # next run (docs/run-splitting.md, "A launch command after a failure"): the log alone cannot tell
+    # the quoted line came from the command below it, so there are two runs. Each is MLC-LLM's: the
+    # quoted sentence is MLC-LLM's own (compiler_pass/dispatch_kv_cache_creation.py), and the run it
+    # makes keeps the missing-FlashInfer finding
+    runs = scan_inputs([str(FIXTURES / "mlc-llm" / "mlc-llm-105.log")]).runs
+    assert [(r.first_line, r.engine.name) for r in runs] == [(1, "mlc-llm"), (3, "mlc-llm")]
+    assert "KV-cache dispatch" in runs[0].engine.identified_by
+    assert [f.code for f in runs[0].findings] == ["OPTIONAL_PACKAGE_MISSING"] and not runs[1].findings
+
+
 def test_a_tgi_log_of_lifecycle_lines_only_is_a_tgi_run_not_silence(tmp_path):
     text = ("2023-12-05T23:28:45.573979Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0\n"
             "2023-12-05T23:28:55.583113Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=1\n")

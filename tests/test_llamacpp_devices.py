@@ -64,7 +64,10 @@ def test_a_ggml_init_cublas_run_starts_at_its_first_line():
     run = _run("llamacpp-213")  # lines 1-4 are the reporter's command, line 5 'ggml_init_cublas: found 2 ...'
     assert run["first_line"] == 5
     assert run["config"]["extra"]["devices_found"] == "2 CUDA"
-    assert _run("llamacpp-209")["first_line"] == 2  # 'ggml_init_cublas: GGML_CUDA_FORCE_MMQ:   no'
+    # llamacpp-209's line 1 is the reporter's './llama.cpp/build/bin/main -m ...': that launch
+    # command opens its run (llamacpp.config.launch-command), the ggml_init_cublas line 2 joins it
+    run = _run("llamacpp-209")
+    assert run["first_line"] == 1 and "launch command" in run["engine"]["identified_by"]
 
 
 def test_the_old_probe_names_the_platform():

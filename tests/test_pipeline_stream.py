@@ -97,3 +97,20 @@ def test_unwrapper_flush_keeps_an_unfinished_partial_record():
     assert u.feed(1, "2026-11-29T00:00:00.000000Z stdout P INFO 03-17 [core.py:1] Using ", False) == []
     assert u.flush() == [(1, "INFO 03-17 [core.py:1] Using ", True)]
     assert not u.pending
+
+
+
+def test_a_server_up_line_no_run_holds_survives_a_restore(packs):
+    # a ready / HTTP 2xx line that joins no run (after a run closed) is no event of the open run, yet
+    # a later failure is one while serving (``Analyzer.up_seen``): the checkpoint keeps its line.
+    # Real-log case: tests/test_follow_runner.py, vllm-161 after vllm-160 (a restored follower said
+    # START_FAILED where scan said failed while serving)
+    a = Pipeline(packs, source="x")
+    a.analyzer.up_seen["x"] = 6
+    state = json.loads(json.dumps(a.checkpoint().to_json()))
+    assert state["up_seen"] == 6
+    b = Pipeline(packs, source="x")
+    b.restore(state)
+    assert b.analyzer.up_seen == {"x": 6}
+    with pytest.raises(ValueError):
+        Pipeline(packs).restore({"events": [], "up_seen": "6"})

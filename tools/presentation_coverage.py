@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -61,13 +62,35 @@ PRESENTATIONS: dict[str, Line] = {
 }
 
 
+#: an ANSI escape sequence (CSI ... final byte), as a terminal reads it: no column of its own
+_ESC = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
 def _hard_wrap(width: int) -> Line:
     """A terminal, tmux or a web console copied at ``width`` columns: every longer line cut into
     pieces of ``width`` characters, each on its own line (no indentation, no marker)."""
     def wrap(i: int, s: str) -> str:
         if len(s) <= width:
             return s
-        return "\n".join(s[k:k + width] for k in range(0, len(s), width))
+        if "\x1b" not in s:
+            return "\n".join(s[k:k + width] for k in range(0, len(s), width))
+        # an escape sequence takes no column on a terminal: cut at ``width`` visible characters,
+        # never inside an escape (a log saved with its colour codes, vllm-358 / -361 / -362)
+        pieces, cur, cols, k = [], [], 0, 0
+        while k < len(s):
+            m = _ESC.match(s, k)
+            if m:
+                cur.append(m.group(0))
+                k = m.end()
+                continue
+            if cols == width:
+                pieces.append("".join(cur))
+                cur, cols = [], 0
+            cur.append(s[k])
+            cols += 1
+            k += 1
+        pieces.append("".join(cur))
+        return "\n".join(pieces)
     return wrap
 
 

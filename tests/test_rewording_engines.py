@@ -34,8 +34,9 @@ pytestmark = pytest.mark.skipif(
 
 #: engine -> rewording -> recognised templates at least (``as-printed``: templates kept, deep)
 FLOORS = {
-    "vllm": {"as-printed": 461, "lower-first": 431, "fell-back": 29, "unsupported": 21, "needs": 3,
-        "no-period": 304, "tag-before": 461, "Selected": 224, "Now-using": 228, "ed-to-ing": 25,
+    # vLLM's two info-level package notes are "not understood" again (fixS; tests/test_template_coverage.py)
+    "vllm": {"as-printed": 459, "lower-first": 430, "fell-back": 29, "unsupported": 21, "needs": 3,
+        "no-period": 304, "tag-before": 459, "Selected": 224, "Now-using": 228, "ed-to-ing": 24,
         "drop-backend": 33, "Use": 6, "Selecting": 224, "Chose": 224, "drop-version": 15},
     "sglang": {"as-printed": 511, "lower-first": 418, "fell-back": 22, "unsupported": 4, "needs": 12,
         "no-period": 338, "tag-before": 510, "Selected": 50, "Now-using": 52, "ed-to-ing": 45,

@@ -61,9 +61,12 @@ def test_template_coverage_meets_target(args, target):
 
 #: engine -> templates understood at least, deep (a selection, a finding, an attention choice or an
 #: event with captured parts), non-raise levels: the degradation and choice sentences of branch
-#: templates31 (vLLM 484 -> 503 of 527, SGLang 464 -> 531 of 636). A rule change that stops reading
-#: one, or reads it without its parts, fails here.
-DEEP_FLOORS = {"vllm": 503, "sglang": 531}
+#: templates31 (vLLM 484 -> 503 of 527, SGLang 464 -> 531 of 636), less vLLM's two info-level
+#: package notes ('triton_kernels unavailable in this build', 'Vendored deep_gemm not found either')
+#: that fixS returned to "not understood" (they name no kernel they would enable: the corpus README's
+#: OPTIONAL_PACKAGE_MISSING needs one; tests/test_batch7s_mechanisms.py): 501. A rule change that
+#: stops reading one, or reads it without its parts, fails here.
+DEEP_FLOORS = {"vllm": 501, "sglang": 531}
 DEEP_LEVELS = "info,warning,warning_once,error,debug"
 
 

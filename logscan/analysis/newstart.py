@@ -150,7 +150,7 @@ def other_process(run: RunState, sets: dict[str, str], ev: Event, shared=_DEFAUL
         seen = run.pids.get(who)
         if seen is not None and seen != ev.pid:
             return f"line {ev.line}: {ev.process} pid={ev.pid}, the run's {ev.process} was pid={seen}"
-    unseen = unseen_process(run, ev)
+    unseen = unseen_process(run, ev) or distant_process(run, ev)
     if unseen:
         return unseen
     named = named_model(sets, ev)
@@ -216,6 +216,34 @@ def unseen_process(run: RunState, ev: Event) -> Optional[str]:
         return None
     return (f"line {ev.line}: {ev.process} pid={ev.pid}, a process the run did not hear from, after its "
             f"failure at line {run.failed_line}")
+
+
+#: how far in time one start's lines lie from each other at most: a start (download, load, compile,
+#: CUDA graphs) takes minutes, an hour or two for a large download; half a day is another start's
+_GAP_S = 12 * 3600
+
+
+def distant_process(run: RunState, ev: Event) -> Optional[str]:
+    """Why ``ev`` comes from another start (prose), or None, whether or not the run failed: a process
+    tag with a pid the run never heard from, none of the run's pids near it (``_PID_NEAR``), whose
+    clock lies more than ``_GAP_S`` from every clock of the run (the same clock kind: with or without
+    a year). A second log catted after a first one cut before its end (no failure, no ready line:
+    vllm-005 then a vLLM 0.20.1 excerpt two months later, whose ``Worker_TP0_EP0`` shares the name
+    ``Worker`` with the first run's ``Worker_TP0``, so ``unseen_process``'s name tie kept it) is two
+    starts. A process the run heard from (a server's API process logging for days) never splits."""
+    if ev.pid is None or not run.procs or ev.pid in run.procs:
+        return None
+    c = clock(ev.timestamp)
+    if c is None:
+        return None
+    same = [v for v in run.clocks.values() if v[0] == c[0]]
+    if not same or any(abs(c[1] - v[1]) <= _GAP_S for v in same):
+        return None
+    if any(abs(ev.pid - p) <= _PID_NEAR for p in run.procs):
+        return None
+    hours = min(abs(c[1] - v[1]) for v in same) // 3600
+    return (f"line {ev.line}: {ev.process} pid={ev.pid}, a process the run did not hear from, logged "
+            f"{hours} h from every line of the run")
 
 
 def once_per_start(rule) -> bool:

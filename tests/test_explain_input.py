@@ -82,3 +82,25 @@ def test_explain_rows_line_up_whatever_the_release_range():
             for v in ("0.8.5", "0.8.5.post1–0.9.2", "0.10.1–0.10.1.1")]
     lines = render_explain("MarlinLinearKernel", rows).splitlines()[1:]
     assert len({line.index("_POSSIBLE_KERNELS") for line in lines}) == 1, lines
+
+
+def test_engine_keeps_one_engines_ladders():
+    """--engine reads a name many engines hold (Marlin: on 100+ ladders, SGLang's first) for one
+    engine only (a new-user trial: 263 lines and no way to narrow them but --engine-version)."""
+    import json
+
+    whole = json.loads(run("explain", "Marlin", "--format", "json").output)["ladders"]
+    assert len({r["engine"] for r in whole}) > 1
+    r = run("explain", "Marlin", "--engine", "vllm", "--format", "json")
+    assert r.exit_code == 0
+    only = json.loads(r.output)["ladders"]
+    assert only and {x["engine"] for x in only} == {"vllm"}
+    assert len(only) == len([x for x in whole if x["engine"] == "vllm"])
+
+
+def test_engine_unknown_or_holding_none_is_exit_2():
+    r = run("explain", "Marlin", "--engine", "nope")
+    assert r.exit_code == 2 and "one of:" in r.output and "vllm" in r.output
+    r = run("explain", "turbomind", "--engine", "vllm")
+    assert r.exit_code == 2 and "on ladders of lmdeploy, none of vllm" in r.output
+    assert "did you mean" not in r.output

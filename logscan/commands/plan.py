@@ -158,8 +158,11 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
 @click.argument("kernel")
 @click.option("--engine-version", default=None, metavar="[ENGINE=]V",
               help="Only this shipped release (e.g. 0.31.0, vllm=0.31.0); an unshipped one is refused (exit 2).")
+@click.option("--engine", "engine", default=None, metavar="ENGINE",
+              help="Only this engine's ladders (vllm, sglang, trtllm, llamacpp, tgi, lmdeploy, mlc-llm); "
+                   "an unknown one is refused (exit 2).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def explain(kernel, engine_version, fmt):
+def explain(kernel, engine_version, engine, fmt):
     """Every shipped ladder holding KERNEL: engine, releases, registry, rung k/n, cost class, gate.
 
     KERNEL is a kernel class, a backend name or a scheme (MarlinNvFp4LinearKernel, turbomind,
@@ -167,8 +170,9 @@ def explain(kernel, engine_version, fmt):
     compressed-tensors int4)"). Consecutive releases that agree are one row, named by their
     release range. To read a log, use 'logscan scan FILE'.
 
-    Exit status: 0 when some shipped ladder holds KERNEL; 2 when none does, when KERNEL is empty
-    or names a file (a log), or --engine-version names an unshipped release."""
+    Exit status: 0 when some shipped ladder holds KERNEL (of --engine, when given); 2 when none
+    does, when KERNEL is empty or names a file (a log), --engine names no engine, or
+    --engine-version names an unshipped release."""
     import os
 
     from ..analysis.predict import explain as _explain
@@ -188,6 +192,9 @@ def explain(kernel, engine_version, fmt):
     from ..packs.loader import default_packs
 
     packs = default_packs()
+    if engine is not None and engine.strip().lower() not in packs.packs:
+        raise click.BadParameter(f"{engine!r} is no engine logscan has ladders for; one of: "
+                                 + ", ".join(sorted(packs.packs)), param_hint="--engine")
     rows = _explain(packs, kernel.strip())
     if not rows and " (" in kernel and kernel.rstrip().endswith(")"):
         # a label as a listing prints it, "<short name> (<what it covers>)" (a registry or rung
@@ -204,6 +211,10 @@ def explain(kernel, engine_version, fmt):
     if engine_version:
         pins = _engine_releases(packs, engine_version)
         rows = [r for r in rows if pins.get(r.get("engine")) == r.get("ladder_version")]
+    others: list[str] = []
+    if engine is not None:  # a name held by many engines' ladders (Marlin: 111) read for one of them
+        others = sorted({r.get("engine") for r in rows} - {engine.strip().lower()})
+        rows = [r for r in rows if r.get("engine") == engine.strip().lower()]
     rows = group_rows(rows, packs)
     if fmt == "json":
         click.echo(json.dumps({"kernel": kernel, **({"alias_of": alias_of} if alias_of else {}), "ladders": rows},
@@ -215,6 +226,9 @@ def explain(kernel, engine_version, fmt):
     if not rows:  # an unknown name is not an answer: a script must not read it as one
         from ..analysis.explain import close_names
 
+        if others:  # the name is known, on other engines' ladders: say which, not a near name
+            click.echo(f"logscan: {kernel} is on ladders of {', '.join(others)}, none of {engine}", err=True)
+            sys.exit(2)
         near = close_names(packs, kernel)
         if near:
             click.echo("logscan: did you mean: " + ", ".join(near) + "?", err=True)

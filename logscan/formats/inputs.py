@@ -24,6 +24,11 @@ def unopened(st) -> bool:
     return bool(st.error) and st.lines == 0 and st.bytes == 0 and not st.error.endswith(NOTE_TAIL)
 
 
+#: lines an input must hold before ``input_warnings`` judges it not text (a short paste with one
+#: bad byte a line is still a log)
+NOT_TEXT_MIN_LINES = 8
+
+
 def input_warnings(st) -> list[str]:
     """What the reader had to repair in one input (``models.InputStats``), or why it stopped, one
     string each, in the order the text report's ``!`` line joins them; [] when clean, and for an
@@ -41,6 +46,11 @@ def input_warnings(st) -> list[str]:
     parts = []
     if repairs:
         parts.append(f"read {st.lines} line(s) with repairs: " + ", ".join(repairs))
+    if st.lines >= NOT_TEXT_MIN_LINES and st.decode_errors * 2 > st.lines:
+        # random bytes cut at their 0x0a bytes: logscan reads them as lines and finds nothing, which
+        # alone reads like a log with no kernel line (a new-user trial: urandom reported as a log)
+        parts.append("most lines are not UTF-8 text: this input does not look like a log (a binary, "
+                     "an image, or a compression other than gzip?)")
     if st.skipped_lines:
         parts.append(f"{st.skipped_lines} line(s) skipped: a value past a parser bound")
     if st.over_budget_lines:

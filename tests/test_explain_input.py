@@ -104,3 +104,5 @@ def test_engine_unknown_or_holding_none_is_exit_2():
     r = run("explain", "turbomind", "--engine", "vllm")
     assert r.exit_code == 2 and "on ladders of lmdeploy, none of vllm" in r.output
     assert "did you mean" not in r.output
+    assert "on no shipped vllm ladder (on lmdeploy's)" in r.output  # stdout agrees with stderr
+    assert "turbomind: on no shipped ladder" not in r.output

@@ -216,6 +216,14 @@ def explain(kernel, engine_version, engine, fmt):
         others = sorted({r.get("engine") for r in rows} - {engine.strip().lower()})
         rows = [r for r in rows if r.get("engine") == engine.strip().lower()]
     rows = group_rows(rows, packs)
+    if not rows and others:  # the name is known, on other engines' ladders: say which, not a near name
+        if fmt == "json":
+            click.echo(json.dumps({"kernel": kernel, "engine": engine.strip().lower(), "ladders": [],
+                                   "other_engines": others}, indent=2))
+        else:
+            click.echo(f"{kernel}: on no shipped {engine.strip().lower()} ladder (on {', '.join(others)}'s)")
+        click.echo(f"logscan: {kernel} is on ladders of {', '.join(others)}, none of {engine}", err=True)
+        sys.exit(2)
     if fmt == "json":
         click.echo(json.dumps({"kernel": kernel, **({"alias_of": alias_of} if alias_of else {}), "ladders": rows},
                               indent=2) + "\n", nl=False)
@@ -226,9 +234,6 @@ def explain(kernel, engine_version, engine, fmt):
     if not rows:  # an unknown name is not an answer: a script must not read it as one
         from ..analysis.explain import close_names
 
-        if others:  # the name is known, on other engines' ladders: say which, not a near name
-            click.echo(f"logscan: {kernel} is on ladders of {', '.join(others)}, none of {engine}", err=True)
-            sys.exit(2)
         near = close_names(packs, kernel)
         if near:
             click.echo("logscan: did you mean: " + ", ".join(near) + "?", err=True)

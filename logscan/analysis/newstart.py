@@ -197,6 +197,13 @@ def process_name(ev: Event) -> str:
 _PID_NEAR = 4096
 
 
+def _stranger(run: RunState, ev: Event) -> bool:
+    """``ev`` carries a pid, the run heard pids, and none of them is ``ev``'s or within ``_PID_NEAR``
+    of it (the pid test ``unseen_process`` and ``distant_process`` share)."""
+    return (ev.pid is not None and bool(run.procs) and ev.pid not in run.procs
+            and not any(abs(ev.pid - p) <= _PID_NEAR for p in run.procs))
+
+
 def unseen_process(run: RunState, ev: Event) -> Optional[str]:
     """Why ``ev`` comes from a process of another start (prose), or None: after the run's failure line
     (``failed_line``), a process tag with a pid the run never heard from, when nothing ties it to the
@@ -205,14 +212,12 @@ def unseen_process(run: RunState, ev: Event) -> Optional[str]:
     of the run's, no pid within ``_PID_NEAR`` of one of the run's (vllm-213's API server, no clock on
     its traceback line). A run that heard no pid has nothing to compare: None (a raw traceback may be
     any process's)."""
-    if run.failed_line is None or ev.pid is None or ev.line <= run.failed_line or not run.procs:
+    if run.failed_line is None or ev.line <= run.failed_line or not _stranger(run, ev):
         return None
-    if ev.pid in run.procs or process_name(ev) in run.procs.values():
+    if process_name(ev) in run.procs.values():
         return None
     c = clock(ev.timestamp)
     if c is not None and any(c[0] == v[0] and abs(c[1] - v[1]) <= _BACK_S for v in run.clocks.values()):
-        return None
-    if any(abs(ev.pid - p) <= _PID_NEAR for p in run.procs):
         return None
     return (f"line {ev.line}: {ev.process} pid={ev.pid}, a process the run did not hear from, after its "
             f"failure at line {run.failed_line}")
@@ -231,15 +236,13 @@ def distant_process(run: RunState, ev: Event) -> Optional[str]:
     vllm-005 then a vLLM 0.20.1 excerpt two months later, whose ``Worker_TP0_EP0`` shares the name
     ``Worker`` with the first run's ``Worker_TP0``, so ``unseen_process``'s name tie kept it) is two
     starts. A process the run heard from (a server's API process logging for days) never splits."""
-    if ev.pid is None or not run.procs or ev.pid in run.procs:
+    if not _stranger(run, ev):
         return None
     c = clock(ev.timestamp)
     if c is None:
         return None
     same = [v for v in run.clocks.values() if v[0] == c[0]]
     if not same or any(abs(c[1] - v[1]) <= _GAP_S for v in same):
-        return None
-    if any(abs(ev.pid - p) <= _PID_NEAR for p in run.procs):
         return None
     hours = min(abs(c[1] - v[1]) for v in same) // 3600
     return (f"line {ev.line}: {ev.process} pid={ev.pid}, a process the run did not hear from, logged "

@@ -192,7 +192,8 @@ def explain(kernel, engine_version, engine, fmt):
     from ..packs.loader import default_packs
 
     packs = default_packs()
-    if engine is not None and engine.strip().lower() not in packs.packs:
+    engine = engine.strip().lower() if engine is not None else None
+    if engine is not None and engine not in packs.packs:
         raise click.BadParameter(f"{engine!r} is no engine logscan has ladders for; one of: "
                                  + ", ".join(sorted(packs.packs)), param_hint="--engine")
     rows = _explain(packs, kernel.strip())
@@ -213,15 +214,15 @@ def explain(kernel, engine_version, engine, fmt):
         rows = [r for r in rows if pins.get(r.get("engine")) == r.get("ladder_version")]
     others: list[str] = []
     if engine is not None:  # a name held by many engines' ladders (Marlin: 111) read for one of them
-        others = sorted({r.get("engine") for r in rows} - {engine.strip().lower()})
-        rows = [r for r in rows if r.get("engine") == engine.strip().lower()]
+        others = sorted({r.get("engine") for r in rows} - {engine})
+        rows = [r for r in rows if r.get("engine") == engine]
     rows = group_rows(rows, packs)
     if not rows and others:  # the name is known, on other engines' ladders: say which, not a near name
         if fmt == "json":
-            click.echo(json.dumps({"kernel": kernel, "engine": engine.strip().lower(), "ladders": [],
+            click.echo(json.dumps({"kernel": kernel, "engine": engine, "ladders": [],
                                    "other_engines": others}, indent=2))
         else:
-            click.echo(f"{kernel}: on no shipped {engine.strip().lower()} ladder (on {', '.join(others)}'s)")
+            click.echo(f"{kernel}: on no shipped {engine} ladder (on {', '.join(others)}'s)")
         click.echo(f"logscan: {kernel} is on ladders of {', '.join(others)}, none of {engine}", err=True)
         sys.exit(2)
     if fmt == "json":

@@ -8,7 +8,8 @@ Usage::
 Every labelled log under CORPUS_DIR (default ``fixtures/``; ``corpus_score.labelled_logs``) is
 scanned in process. A log counts as *known* when one of its runs has a GPU ``patterns/gpus.toml``
 resolves to a compute capability or a gfx arch (``gpus.resolve_logged_gpu`` of ``config.gpu``),
-or a logged compute capability: the machine ``run_checks.judged_machine`` judges a run on with
+or a logged compute capability it knows (also the one capability of every device vLLM's
+platform warning names, ``gpu_one_of_cc``): the machine ``run_checks.judged_machine`` judges a run on with
 no ``--gpu``. ``--list`` prints each known log with its GPU and where it came from (run fact
 ``gpu_source``: engine, tool or wrapper); ``--json`` writes that per-log table (and each run's
 finding codes), so two trees can be compared.
@@ -37,13 +38,14 @@ def log_gpu(report) -> dict:
     for run in report.runs:
         c = run.config
         out["findings"].append(sorted(f.code for f in run.findings))
-        g = resolve_logged_gpu(c.gpu) if c.gpu else None
-        known = (g is not None and (g.cc is not None or bool(g.gfx))) or bool(c.compute_capability)
+        known = any(g is not None and (g.cc is not None or bool(g.gfx))
+                    for g in (resolve_logged_gpu(c.gpu), resolve_logged_gpu(c.compute_capability),
+                              resolve_logged_gpu(c.extra.get("gpu_one_of_cc"))))
         if known and not out["known"]:
-            out.update(known=True, gpu=c.gpu or f"cc {c.compute_capability}",
-                       source=c.extra.get("gpu_source"))
+            out.update(known=True, gpu=c.gpu or f"cc {c.compute_capability or c.extra.get('gpu_one_of_cc')}",
+                       source=c.extra.get("gpu_source") or "engine")
         elif c.gpu and out["gpu"] is None:
-            out.update(gpu=c.gpu, source=c.extra.get("gpu_source"))
+            out.update(gpu=c.gpu, source=c.extra.get("gpu_source") or "engine")
     return out
 
 

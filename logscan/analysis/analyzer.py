@@ -22,10 +22,10 @@ from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
 from .imports import chatter_note, folds_into, stays_in
 from .libhosts import library_only
-from . import boundary
+from . import boundary, machine_lines
 from .ladders import LadderIndex
 from .newstart import failure_line, named_model, note, note_start, once_per_start, same_model, shared_names
-from .runstate import RunState, SelectionGroup, fill, kv_norm, kv_same, set_facts
+from .runstate import RunState, SelectionGroup, continuation_facts, fill, kv_norm, kv_same, set_facts
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
            "kernel_of", "kv_norm", "kv_same"]
@@ -73,6 +73,8 @@ class Analyzer:
         #: source -> ``unread`` events heard while no run of that source was open (at most 64): the
         #: next run the source opens lists them (a reworded first kernel line, vllm-001)
         self._unread: dict[str, list[Event]] = {}
+        #: source -> ``machine`` lines heard while no run of it was open (``machine_lines``)
+        self.machine_held: dict[str, list[Event]] = {}
         #: a launch command (event, its two engine hints) read after the open run ended: the next
         #: event says whose it is (``feed``)
         self._command: Optional[tuple[Event, Optional[str], Optional[str]]] = None
@@ -98,7 +100,7 @@ class Analyzer:
         """
         r, pack = self.rules[ev.rule][0].rule, self.rules[ev.rule][1]
         held, run = self._command, self._run
-        if held is not None and r.kind not in ("identity", "unread"):
+        if held is not None and r.kind not in ("identity", "unread", "machine"):
             self._command = None
             if run is not None and boundary.command_opens(self, run, held[0], ev, prefix_engine or pack.engine,
                                                           lambda: self.splits(ev, prefix_engine, context_engine)):
@@ -143,6 +145,9 @@ class Analyzer:
             elif len(self._unread.setdefault(ev.source, [])) < 64:
                 self._unread[ev.source].append(ev)
             return
+        if r.kind == "machine":  # a tool's or wrapper's GPU line: facts only, never run structure
+            machine_lines.take(self, run, r, ev, pack)
+            return
         if r.kind == "progress":
             # evidence only (a traceback before it was survived): it joins an open run of its
             # source, never opens or names one; it splits one only when another process logs it
@@ -178,6 +183,7 @@ class Analyzer:
                                         last_line=ev.line, engine=engine, up_line=self.up_seen.get(ev.source))
             self._count += 1
             run.unread.extend(self._unread.pop(ev.source, ()))
+            machine_lines.opened(self, run)
             pend = self._pending.pop(ev.source, None)
             named = named_model(r.sets, ev) if pend is not None else ""
             if pend is not None and (not named or same_model(named, named_model(pend[0].sets, pend[1]))):
@@ -205,31 +211,7 @@ class Analyzer:
         note(run, ev, self._shared)
         note_start(run, ev, once_per_start(r))
         set_facts(run, r.sets, ev.groups, ev, pack.meta.pack.cli, r.lists)
-        if ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None:
-            joined = r.continuation.joined_by is not None
-            cli = pack.meta.pack.cli
-            if joined:
-                # a wrapped command's lines are one command: a flag's value or the positional model
-                # may sit on the next line, so the items are read together, after the first line's
-                # group of the same name (``Continuation.joined_by``)
-                m = cr.item_regex.match(" ".join(ev.items))
-                if m:
-                    got = {k: " ".join(x for x in (ev.groups.get(k), v) if x)
-                           for k, v in m.groupdict().items() if v is not None}
-                    set_facts(run, r.continuation.sets, got, ev, cli)
-            else:
-                # facts a continuation line states (a reason's device capability): the groups the
-                # matcher kept for each item, else (an event read back from a report) the item's
-                # text again
-                kept = ev.item_groups if len(ev.item_groups) == len(ev.items) else None
-                for i, item in enumerate(ev.items):
-                    if kept is not None:
-                        got = kept[i]
-                    else:
-                        m = cr.item_regex.match(item)
-                        got = {k: v for k, v in m.groupdict().items() if v is not None} if m else None
-                    if got is not None:
-                        set_facts(run, r.continuation.sets, got, ev, cli)
+        continuation_facts(run, cr, ev, pack.meta.pack.cli)
 
     def _engine_sure(self, ev: Event, r, pack: Pack, prefix_engine: Optional[str], context_engine: Optional[str],
                      run: Optional[RunState]) -> tuple[str, bool]:
@@ -282,7 +264,7 @@ class Analyzer:
         elif run is not None and held is not None and run.failed_line is None and failure_line(held[0]):
             run = copy.copy(run)  # the held exception goes to the run first: it has failed by then
             run.failed_line = held[0].line
-        if run is None or r.kind == "unread":
+        if run is None or r.kind in ("unread", "machine"):
             return False
         if r.kind == "identity":  # ``_identify``: only another source's identity line closes the run
             return (run.source != ev.source and not r.disowns
@@ -337,6 +319,7 @@ class Analyzer:
                                         last_line=ev.line, engine=pack.engine, up_line=self.up_seen.get(ev.source))
             self._count += 1
             run.unread.extend(self._unread.pop(ev.source, ()))
+            machine_lines.opened(self, run)
         if not run.engine_sure:
             self._named = (ev.line, run, (run.engine, run.engine_sure, run.identified_by, run.library_identity))
             run.engine, run.engine_sure, run.identified_by = pack.engine, True, why

@@ -60,7 +60,7 @@ def opened_by(analyzer, ev: Event, hint: tuple) -> Optional[RunState]:
     (``Analyzer.splits`` asks about it for a held multi-line event)."""
     cr, pack = analyzer.rules[ev.rule]
     r = cr.rule
-    if r.kind in ("identity", "unread", "progress") or (r.kind in ("uncaught", "ready") and not hint[0]):
+    if r.kind in ("identity", "unread", "progress", "machine") or (r.kind in ("uncaught", "ready") and not hint[0]):
         return None
     engine, sure = analyzer._engine_sure(ev, r, pack, hint[0], hint[1], None)
     run = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.end_line or ev.line,

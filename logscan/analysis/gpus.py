@@ -46,10 +46,21 @@ class CapabilityList(PlainModel):
 
 
 @plain(strict=True)
+class GpuSource(PlainModel):
+    """``[source.<kind>]``: a kind of line that names a run's GPU (``engine``, ``tool``, ``wrapper``),
+    its ``rank`` (the stronger wins) and how reports say it (``words``)."""
+
+    rank: int = spec(ge=0, le=9)
+    words: str = spec(min_length=10)
+
+
+@plain(strict=True)
 class GpuFile(PlainModel):
-    """``patterns/gpus.toml``: GPU names, platform facts and the package names ``--with`` accepts."""
+    """``patterns/gpus.toml``: GPU names, platform facts, the kinds of line that name a GPU and the
+    package names ``--with`` accepts."""
 
     gpu: dict[str, GpuEntry]
+    source: dict[str, GpuSource] = spec(default_factory=dict)
     capability: CapabilityList = spec(default_factory=CapabilityList)
     platform: dict[str, PlatformEntry] = spec(default_factory=dict)
     package_alias: dict[str, str] = spec(default_factory=dict)
@@ -67,6 +78,24 @@ def gpu_file(root: Optional[Path] = None) -> GpuFile:
     """The validated ``gpus.toml``; raises ``PackError`` when broken."""
     path = (root or patterns_root()) / "gpus.toml"
     return _validate(GpuFile, _read_toml(path), path, cache=True)
+
+
+#: the source kind of a GPU the engine's own line names (a rule that sets ``gpu`` and no ``gpu_source``)
+ENGINE_SOURCE = "engine"
+
+
+def source_rank(kind: Optional[str]) -> int:
+    """``patterns/gpus.toml`` ``[source.<kind>]`` rank of a GPU-naming line (``engine`` when
+    ``kind`` is None); an unknown kind ranks below every listed one (the loader's tests keep
+    every rule's ``gpu_source`` listed)."""
+    entry = gpu_file().source.get(kind or ENGINE_SOURCE)
+    return entry.rank if entry is not None else -1
+
+
+def source_words(kind: Optional[str]) -> str:
+    """How reports say a GPU source kind (``[source.<kind>] words``), the kind itself when unlisted."""
+    entry = gpu_file().source.get(kind or ENGINE_SOURCE)
+    return entry.words if entry is not None else str(kind)
 
 
 def package_name(text: str) -> str:

@@ -105,7 +105,7 @@ def judged_machine(ctx: Analyzer, run: RunState):
 
     logged = resolve_logged_gpu(run.config.gpu)
     log_platform = run.platform or (logged.platform if logged is not None else None)
-    for text, origin in ((ctx.gpu, "given"), (run.config.gpu, "log"), (run.config.compute_capability, "log")):
+    for text, origin in _machine_texts(ctx, run):
         # the log's own spelling may carry ``_`` for spaces (``device_name=NVIDIA_A100-SXM4-80GB``)
         g = (resolve_gpu(text) if origin == "given" else resolve_logged_gpu(text)) if text else None
         if g is not None and g.cc is not None:
@@ -127,6 +127,21 @@ def judged_machine(ctx: Analyzer, run: RunState):
     if plat is not None:
         return Machine(platform=run.platform, gpu=plat.device or run.platform), "log"
     return None, None
+
+
+def _machine_texts(ctx: Analyzer, run: RunState) -> tuple[tuple[Optional[str], str], ...]:
+    """What ``judged_machine`` tries, in order: ``--gpu``, then the engine's own statements (its
+    GPU name, its compute capability, the one capability of every device it names), then a GPU only
+    a tool's or wrapper's line named (``gpu_source``), left out when the lines name GPUs of
+    different kinds (``gpu_source.weak_blocked``)."""
+    from .gpu_source import ONE_OF_CC, SOURCE, weak_blocked
+
+    c = run.config
+    one_of = c.extra.get(ONE_OF_CC)
+    if not c.extra.get(SOURCE):
+        return (ctx.gpu, "given"), (c.gpu, "log"), (c.compute_capability, "log"), (one_of, "log")
+    weak = None if weak_blocked(c.extra) else c.gpu
+    return (ctx.gpu, "given"), (c.compute_capability, "log"), (one_of, "log"), (weak, "log")
 
 
 def note_unknown_gpu(ctx: Analyzer, run: RunState, origin: Optional[str]) -> None:

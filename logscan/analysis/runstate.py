@@ -20,6 +20,7 @@ from ..models import Event, RunConfig, Selection
 from ..sources.safe import bounded_int
 from ..packs.model_pack import CliSpec
 from .cli_args import arguments
+from .gpu_source import set_gpu, set_one_of
 from .infer import apply_server_args, server_args_config
 
 _KV = lazyre.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
@@ -191,6 +192,8 @@ def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: E
     ``--quantize``) can say ``quantization_source = "logged ({flag} ...)"`` without claiming it
     on a line that lacks the flag. A template without groups is a constant and always set."""
     for key, tmpl in sets.items():
+        if key == "gpu_source":
+            continue  # said with ``gpu`` (``gpu_source.set_gpu``)
         names = _fields(tmpl)
         if names and not any(groups.get(n) for n in names):
             continue
@@ -198,6 +201,10 @@ def set_facts(run: RunState, sets: dict[str, str], groups: dict[str, str], ev: E
             value = fill(tmpl, groups)
             if value:
                 listed_fact(run.config.extra, key, value)
+        elif key == "gpu":
+            value = fill(tmpl, groups)
+            if value:
+                set_gpu(run, value, sets.get("gpu_source"), ev)
         else:
             set_fact(run, key, fill(tmpl, groups), ev, cli)
 
@@ -251,7 +258,9 @@ def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSp
         else:
             c.compute_capability = c.compute_capability or value
     elif key == "gpu":
-        c.gpu = c.gpu or value
+        set_gpu(run, value, None, ev)  # a fact set without its rule's sets: the engine's word
+    elif key == "gpu_one_of":
+        set_one_of(run, value, ev)
     elif key == "server_args":
         if c.server_args is None:
             c.server_args = server_args_config(value, ev.line)
@@ -297,3 +306,31 @@ def listed_fact(extra: dict, key: str, value: str) -> None:
     extra[key] = "; ".join(have)
     if key == "device_arch" and len(have) > 1:
         extra["devices_mixed"] = ", ".join(have)
+
+
+def continuation_facts(run: RunState, cr, ev: Event, cli: Optional[CliSpec] = None) -> None:
+    """The facts ``ev``'s continuation lines state (``Continuation.sets`` of ``cr``'s rule, read by
+    its ``item_regex``): a wrapped command's lines read together, as one command after the first
+    line's group of the same name (``Continuation.joined_by``); else each item on its own (a
+    reason's device capability, a device row of a tool's table)."""
+    r = cr.rule
+    if not (ev.items and r.continuation is not None and r.continuation.sets and cr.item_regex is not None):
+        return
+    if r.continuation.joined_by is not None:
+        m = cr.item_regex.match(" ".join(ev.items))
+        if m:
+            got = {k: " ".join(x for x in (ev.groups.get(k), v) if x)
+                   for k, v in m.groupdict().items() if v is not None}
+            set_facts(run, r.continuation.sets, got, ev, cli)
+        return
+    # the groups the matcher kept for each item, else (an event read back from a report) the
+    # item's text again
+    kept = ev.item_groups if len(ev.item_groups) == len(ev.items) else None
+    for i, item in enumerate(ev.items):
+        if kept is not None:
+            got = kept[i]
+        else:
+            m = cr.item_regex.match(item)
+            got = {k: v for k, v in m.groupdict().items() if v is not None} if m else None
+        if got is not None:
+            set_facts(run, r.continuation.sets, got, ev, cli)

@@ -60,8 +60,11 @@ def unexplained_lines(s) -> list[str]:
 PARALLEL_SHOWN = tuple(k for k, f in CONFIG_SHOWN if f is None)
 #: run facts (``config.extra``) that say how the run was judged, and the header label each gets in the
 #: text and HTML reports: analysis/run_checks ``note_unknown_gpu``, ``note_given_gpu``,
-#: ``judged_machine`` (a GPU of the other vendor) and ``walk_selections`` (no walk without a platform)
-RUN_NOTES = (("gpu_unknown", "gpu"), ("gpu_given", "gpu"), ("gpu_contradicted", "gpu"), ("walk_skipped", "inferred"))
+#: ``judged_machine`` (a GPU of the other vendor), analysis/gpu_source (a GPU only a tool's or
+#: wrapper's line names, one it replaced, the system's devices the engine names, weak lines naming
+#: GPUs of different kinds) and ``walk_selections`` (no walk without a platform)
+RUN_NOTES = (("gpu_unknown", "gpu"), ("gpu_given", "gpu"), ("gpu_contradicted", "gpu"), ("gpu_evidence", "gpu"),
+             ("gpu_other", "gpu"), ("gpu_one_of_note", "gpu"), ("gpu_weak_mixed", "gpu"), ("walk_skipped", "inferred"))
 
 
 def failure_lines(f, what: str = "start FAILED") -> list[str]:

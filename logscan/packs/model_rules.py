@@ -29,6 +29,10 @@ RuleKind = Literal[
     # read (patterns/common-rules/95-unread-kernel.toml): tried after every other rule, it only
     # lists the line as not understood (analysis/trust.py), never a selection, finding or fact
     "unread",
+    # ``machine``: a line that names the machine's GPU but is no engine's (a tool's output, a wrapper
+    # script's echo; patterns/common-rules/60-machine-lines.toml): it never opens, names or splits a
+    # run, its facts go to the open or next run of its input (analysis/machine_lines.py)
+    "machine",
 ]
 
 

@@ -29,6 +29,7 @@ def take(ctx: "Analyzer", run: Optional["RunState"], r, ev: Event, pack: "Pack")
     if run is not None and run.source == ev.source:
         if len(run.events) < ctx.max_events_per_run:
             run.events.append(ev)
+        run.last_line = max(run.last_line, ev.end_line or ev.line)  # a tool's rows inside the run's lines
         _facts(ctx, run, ev)
         return
     held = ctx.machine_held.setdefault(ev.source, [])

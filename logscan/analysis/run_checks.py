@@ -138,7 +138,9 @@ def _machine_texts(ctx: Analyzer, run: RunState) -> tuple[tuple[Optional[str], s
 
     c = run.config
     one_of = c.extra.get(ONE_OF_CC)
-    if not c.extra.get(SOURCE):
+    if not c.extra.get(SOURCE) or run.platform == "ROCM":
+        # (on ROCm a logged "compute capability" is HIP's major.minor, gfx942 = 9.4, no CUDA sm:
+        # the GPU's name, even a tool's, says more)
         return (ctx.gpu, "given"), (c.gpu, "log"), (c.compute_capability, "log"), (one_of, "log")
     weak = None if weak_blocked(c.extra) else c.gpu
     return (ctx.gpu, "given"), (c.compute_capability, "log"), (one_of, "log"), (weak, "log")

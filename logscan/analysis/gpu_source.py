@@ -54,8 +54,8 @@ def set_gpu(run: "RunState", value: str, source: Optional[str], ev: Event) -> No
                                 f"{value} at line {ev.line}): the run is not judged on either")
             return
         if _cc(value) != _cc(c.gpu):
-            extra[OTHER] = (f"{c.gpu} ({extra.get(EVIDENCE, 'a weaker line').split(': ', 1)[0]}) is not "
-                            f"taken: {value} is named by {source_words(kind)} at line {ev.line}")
+            said = extra.get(EVIDENCE, "").split(": ", 1)[0] or f"{c.gpu}, named by a weaker line,"
+            extra[OTHER] = f"{said} is not taken: {value} is named by {source_words(kind)} at line {ev.line}"
         for k in (SOURCE, EVIDENCE, MIXED):
             extra.pop(k, None)
     c.gpu = value

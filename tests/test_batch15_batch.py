@@ -14,7 +14,9 @@ other-138) with counter-examples that must stay:
 - the legacy mlc_chat_cli's 'Use MLC config / model weights / model library' paths carry the quantization scheme
   (q3f16_0, q4f16_1) and the library's device (-vulkan.dll) (mlc-llm-176, and the older -143 / -169 / -173);
 - the TGI image alone on a continuation line of a multi-line docker run names the release (tgi-186, 3.3.4,
-  behind a Markdown '> ').
+  behind a Markdown '> ');
+- ggml's test-backend-ops lines ('  OP(params): not supported [Vulkan0]' / OK / FAIL) are llama.cpp's tool: a run
+  named llamacpp with no finding (llamacpp-251 had no recognised line at all).
 """
 from __future__ import annotations
 
@@ -119,8 +121,15 @@ def test_the_batchs_windows_raise_no_finding_and_name_their_engine(name):
     assert not finding_codes(run) and not run["selections"]
 
 
-def test_test_backend_ops_not_supported_lines_make_no_run():
-    assert runs_of(FIXTURES / "llamacpp" / "llamacpp-251.log") == []
+def test_test_backend_ops_lines_name_llamacpp_and_refuse_nothing():
+    run = one_run("llamacpp-251")  # ten 'FLASH_ATTN_EXT(...): not supported [Vulkan0]' lines (Snapdragon X)
+    assert run["engine"]["name"] == "llamacpp"
+    assert not finding_codes(run) and not run["start_failure"] and not run["unexplained"]
+
+
+def test_a_not_supported_error_sentence_is_no_test_backend_ops_line(tmp_path):
+    log = write_log(tmp_path, "ValueError: FLASH_ATTN(head_dim=512): not supported\n")
+    assert all(r["engine"]["name"] != "llamacpp" for r in runs_of(log))
 
 
 def test_trtexec_fp8_refusal_names_no_engine():

@@ -222,7 +222,7 @@ class Matcher:
                     continue  # engine evidence: tried first (above), and never takes the line
             elif r.kind == "unread":  # a kernel sentence no rule read (95-unread-kernel.toml): after all
                 tier = 7 if eng == (owner or self._context) else 8
-            elif r.kind in ("uncaught", "ready", "progress"):
+            elif r.kind in ("uncaught", "ready", "progress", "stop"):
                 # every pack's generic traceback / came-up lines (99-uncaught.toml): after every
                 # rule that may read the line, the line's (or context's) engine first
                 tier = 4 if eng == (owner or self._context) else 5

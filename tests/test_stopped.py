@@ -7,12 +7,15 @@ in a start that never came up still leaves its traceback a failed start, and a c
 still fails the gate."""
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 
 from logscan.analysis.lifecycle import signal_of
+from logscan.follow.runner import Follower
 from logscan.models import Event
+from logscan.pipeline import scan_inputs
 from tests.conftest import FIXTURES, ROOT, runs_of, write_log
 
 LOG = FIXTURES / "vllm" / "vllm-357.log"  # real
@@ -132,3 +135,53 @@ def test_llama_cli_interrupted_after_its_timings(tmp_path):
             "Interrupted by user\n")
     run = runs_of(write_log(tmp_path, text))[-1]
     assert run["stopped"]["signal"] == "SIGINT" and run["stopped"]["served"] is True
+
+
+# -- a restored follow ends the run where scan does (docs/corpus.md "Still imperfect after batch 14") --
+
+class _Recording(Follower):
+    """A follower that keeps every run it reports as closed (``final``), for comparing with scan."""
+
+    def __init__(self, *args, kept: list, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._kept = kept
+
+    def _report(self, s, run, final=True, closed=None):
+        if final if closed is None else closed:
+            self._kept.append(run)
+        super()._report(s, run, final, closed)
+
+
+def _dump(run) -> dict:
+    d = run.model_dump(mode="json")
+    d.pop("index")
+    return d
+
+
+def test_a_follow_restored_at_any_line_ends_vllm_357_where_scan_does(packs, tmp_path):
+    # The matcher reads one sparse state line per start (vllm.run.shutdown-after-serve: 'exiting busy
+    # loop' at line 42; 'engine client stopped' at line 57 is then skipped). A follower restarted from
+    # its state file after line 42 used to read line 57 again: its run ended at 57, not 56, and the
+    # teardown traceback before it read as recovered from (no stop teardown). Restored, the matcher's
+    # sparse state comes back from the replayed events (sources/sparse.read_since_start).
+    path = tmp_path / "engine.log"
+    state = tmp_path / "state.json"
+    text = LOG.read_bytes().decode("utf-8")
+    expected = [_dump(r) for r in scan_inputs([str(LOG)], packs).runs]
+    lines = text.split("\n")
+    for k in range(1, len(lines)):
+        kept: list = []
+        state.unlink(missing_ok=True)
+        path.write_text("\n".join(lines[:k]) + "\n", encoding="utf-8")
+        f = _Recording([str(path)], packs, io.StringIO(), state_file=str(state), idle_flush=3600, kept=kept)
+        f.poll_once()
+        f.save_state()
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("\n".join(lines[k:]))
+        g = _Recording([str(path)], packs, io.StringIO(), state_file=str(state), idle_flush=3600, kept=kept)
+        g.poll_once()
+        g.poll_once()
+        g.end_all()
+        got = [_dump(r) for r in kept]
+        assert [(d["first_line"], d["last_line"], d.get("stopped")) for d in got] == \
+            [(d["first_line"], d["last_line"], d.get("stopped")) for d in expected], f"restarted after line {k}"

@@ -54,6 +54,8 @@ def test_text_and_json_say_stopped_sigterm():
     assert "1 stopped by a signal" in text.splitlines()[-1]
     doc = json.loads(_run("scan", "--format", "json", str(LOG)).stdout)
     assert [r["stopped"]["signal"] for r in doc["runs"] if "stopped" in r] == ["SIGTERM"]
+    html = _run("scan", "--format", "html", str(LOG)).stdout
+    assert "stopped (SIGTERM) at line 37 after serving" in html and "failed while serving" not in html
     md = _run("gate", "--format", "markdown", str(LOG)).stdout
     assert "**run 2:** stopped (SIGTERM) at line 37" in md
 

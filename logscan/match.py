@@ -222,8 +222,8 @@ class Matcher:
                     continue  # engine evidence: tried first (above), and never takes the line
             elif r.kind == "unread":  # a kernel sentence no rule read (95-unread-kernel.toml): after all
                 tier = 7 if eng == (owner or self._context) else 8
-            elif r.kind in ("uncaught", "ready", "progress", "machine"):
-                # every pack's generic traceback / came-up lines (99-uncaught.toml) and the common
+            elif r.kind in ("uncaught", "ready", "progress", "machine", "stop"):
+                # every pack's generic traceback / came-up / stop lines (99-uncaught.toml) and the common
                 # tool / wrapper GPU lines (60-machine-lines.toml): after every rule that may read
                 # the line, the line's (or context's) engine first
                 tier = 4 if eng == (owner or self._context) else 5

@@ -22,7 +22,7 @@ from .plain import PlainModel, plain
 from .models_kernel import (COST_ORDER, INFERRED_FROM, CostClass, Finding, LadderPosition,  # noqa: F401
                             Refusal, RungElsewhere, Selection, Severity, UndecidedRung)
 from .models_run import (AttentionChoice, EngineInfo, Folded, KvCache, Run, RunConfig, ServerArgs,  # noqa: F401
-                         StartFailure, Unexplained)
+                         StartFailure, Stop, Unexplained)
 
 
 @plain

@@ -44,6 +44,29 @@ class StartFailure(PlainModel):
 
 
 @plain
+class Stop(PlainModel):
+    """The engine was told to stop: a signal handler's line (vLLM ``[shutdown] EngineCore: trigger
+    received signal=SIGTERM``, v1/engine/core.py 0.25 ->; SGLang ``SIGTERM received. signum=15 ...``,
+    managers/tokenizer_manager.py; TGI's router ``signal received, starting graceful shutdown``;
+    llama-cli ``Interrupted by user``). docs/lifecycle.md "Stopped".
+
+    ``signal``: the signal the line names (None when it names none: vLLM's API server handles
+    SIGINT and SIGTERM alike). ``served``: the server was up before the stop (or before the
+    teardown failure). ``teardown_line`` / ``teardown``: a failure after the stop of a run that
+    was up, reported as the stop's teardown (AsyncLLM's ``EngineDeadError``), not as a failure.
+    """
+
+    line: int
+    evidence: str
+    rule: str
+    signal: Optional[str] = None
+    process: Optional[str] = None
+    served: bool = False
+    teardown_line: Optional[int] = None
+    teardown: Optional[str] = None
+
+
+@plain
 class EngineInfo(PlainModel):
     """What the log says of the engine: name, release, and how the release was known."""
 
@@ -216,8 +239,10 @@ class Run(PlainModel):
     #: it failed: a crash while serving, not a failed start (``analysis/lifecycle.py``); left out of
     #: the JSON when None
     serving_failure: Optional[StartFailure] = None
+    #: a line says the engine was told to stop (a signal): ``Stop``; left out of the JSON when None
+    stopped: Optional[Stop] = None
     #: later runs of this input with the same report but for numbers, folded into this one
     #: (``Folded``); left out of the JSON when None (nothing folded)
     folded: Optional[Folded] = None
 
-    _omit_none = ("serving_failure", "folded")
+    _omit_none = ("serving_failure", "stopped", "folded")

@@ -28,6 +28,7 @@ from .sources import interrupt
 from .sources.prefilter import make_prefilter
 from .sources.reader import InputError, LineReader, open_input
 from .sources.safe import safe_text
+from .sources.sparse import read_since_start
 from .sources.rewrap import Rewrapper, WrapWidth, joiner
 from .sources.unwrap import Unwrapper
 
@@ -299,6 +300,8 @@ class Pipeline:
                 continue  # a rule removed from the packs since the checkpoint
             for _ in self._analyse(ev, hint):
                 pass
+        if read_since_start((ev for ev, _ in items), self.analyzer.rules):
+            self.matcher._sparse_done.add(self.source)  # as the uninterrupted pass left it
 
 
 def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional[str] = None,

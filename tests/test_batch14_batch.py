@@ -105,8 +105,11 @@ def test_the_nvfp4_moe_oracle_line_beside_it_is_unchanged():
 
 def test_a_teardown_traceback_after_the_shutdown_lines_is_no_failed_start():
     run = [r for r in runs_of(_fx("vllm-357")) if r["selections"]][0]
-    assert run["start_failure"] is None  # was a failed start at the AsyncLLM traceback (line 49)
-    assert run["serving_failure"]["line"] == 49
+    # was a failed start at the AsyncLLM traceback (line 50), then a failure WHILE SERVING: it is the
+    # SIGTERM's teardown, so the run was served and stopped (docs/lifecycle.md "Stopped")
+    assert run["start_failure"] is None and run.get("serving_failure") is None
+    assert (run["stopped"]["signal"], run["stopped"]["line"], run["stopped"]["served"],
+            run["stopped"]["teardown_line"]) == ("SIGTERM", 37, True, 50)
 
 
 def test_a_traceback_without_the_shutdown_lines_stays_a_failed_start(tmp_path):

@@ -24,6 +24,7 @@ from .imports import chatter_note, folds_into, stays_in
 from .libhosts import library_only
 from . import boundary, machine_lines
 from .ladders import LadderIndex
+from .lifecycle import says_up
 from .newstart import failure_line, named_model, note, note_start, once_per_start, same_model, shared_names
 from .runstate import RunState, SelectionGroup, continuation_facts, fill, kv_norm, kv_same, set_facts
 
@@ -164,12 +165,12 @@ class Analyzer:
             elif r.sets:
                 self._pending[ev.source] = (r, ev)  # for the run this source opens next
             return
-        if r.kind == "ready":
+        if says_up(ev):
             self.up_seen[ev.source] = ev.line  # remembered even when the line joins no run
         elif r.starts_run:
             self.up_seen.pop(ev.source, None)  # a (re)start: its own start can fail
-        if r.kind in ("uncaught", "ready") and not prefix_engine and (run is None or run.source != ev.source):
-            return  # a bare traceback or ready line names no engine: it belongs to an open run or to none
+        if r.kind in ("uncaught", "ready", "stop") and not prefix_engine and (run is None or run.source != ev.source):
+            return  # a bare traceback, ready or stop line names no engine: it belongs to an open run or to none
         engine, sure, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
         if chatter_of:  # an imported library's lines began the run
             run.engine, run.engine_sure = engine, False  # type: ignore[union-attr]
@@ -271,7 +272,7 @@ class Analyzer:
                     and not (library_only(cr, ev.message) and pack.engine in self._disowned.get(ev.source, ())))
         if r.kind == "progress":
             return run.source == ev.source and self._other_process(run, r, ev)
-        if r.kind in ("uncaught", "ready") and not prefix_engine and run.source != ev.source:
+        if r.kind in ("uncaught", "ready", "stop") and not prefix_engine and run.source != ev.source:
             return False
         engine, sure = self._engine_sure(ev, r, pack, prefix_engine, context_engine, run)
         _, _, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)

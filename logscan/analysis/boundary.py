@@ -49,9 +49,9 @@ def restarted(run: RunState, r, ev: Event) -> bool:
 
 
 def ended(run: RunState) -> bool:
-    """The run, opened by no start marker, already holds a failure or a sign the server was up:
+    """The run, opened by no start marker, already holds a failure, a sign the server was up or a stop:
     a start marker now is a restart (its own start can fail again), not this run's banner."""
-    return any(e.kind in ("uncaught", "start_failure", "ready") for e in run.events)
+    return any(e.kind in ("uncaught", "start_failure", "ready", "stop") for e in run.events)
 
 
 def opened_by(analyzer, ev: Event, hint: tuple) -> Optional[RunState]:
@@ -60,7 +60,7 @@ def opened_by(analyzer, ev: Event, hint: tuple) -> Optional[RunState]:
     (``Analyzer.splits`` asks about it for a held multi-line event)."""
     cr, pack = analyzer.rules[ev.rule]
     r = cr.rule
-    if r.kind in ("identity", "unread", "progress", "machine") or (r.kind in ("uncaught", "ready") and not hint[0]):
+    if r.kind in ("identity", "unread", "progress", "machine") or (r.kind in ("uncaught", "ready", "stop") and not hint[0]):
         return None
     engine, sure = analyzer._engine_sure(ev, r, pack, hint[0], hint[1], None)
     run = RunState(index=-1, source=ev.source, first_line=ev.line, last_line=ev.end_line or ev.line,

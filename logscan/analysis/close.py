@@ -347,7 +347,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                engine=info, config=run.config, selections=selections, findings=fl,
                worst_cost_class=worst, attention=attention, kv_cache=kv, start_failure=start_failure,
                unexplained=_not_understood(run, ctx, used, dropped, selections, fl, pending, ambiguous + off_lists),
-               serving_failure=crashed)
+               serving_failure=crashed, stopped=run_parts.stopped(run, pack, ctx.rules))
 
 
 def _not_understood(run: RunState, ctx: Analyzer, used, dropped, selections, findings, pending, ambiguous) -> list:

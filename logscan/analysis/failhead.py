@@ -34,7 +34,7 @@ from .uncaught import is_uncaught
 #: the exception line's class: ``RuntimeError``, ``torch.OutOfMemoryError``, ``vllm.v1...EngineDeadError``
 _EXC_TYPE = lazyre.compile(r"^\s{0,8}(?P<q>(?:[A-Za-z_]\w{0,40}\.){0,6}(?P<t>[A-Z]\w{0,60}))(?::\s|:?$)")
 #: event kinds whose line is no raised exception even when it reads like one
-_NOT_EXCEPTION = frozenset({"ready", "progress", "identity", "start_failure", "version", "run_start"})
+_NOT_EXCEPTION = frozenset({"ready", "stop", "progress", "identity", "start_failure", "version", "run_start"})
 #: identifiers of a message (op, function and class names are among them)
 _TOKEN = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_]{3,80}")
 #: how many of a traceback's innermost frames may name the op that raised (a frame in the kernel's

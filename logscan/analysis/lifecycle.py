@@ -28,7 +28,9 @@ LOOP_FRAME = ".run.loop-frame"
 #: levels of a logged line that say something went wrong (not progress)
 _BAD_LEVELS = frozenset({"error", "err", "e", "critical", "crit", "fatal", "f"})
 #: event kinds that are no sign of the process going on with its start
-_NOT_PROGRESS = frozenset({"uncaught", "start_failure", "identity", "ready"})
+_NOT_PROGRESS = frozenset({"uncaught", "start_failure", "identity", "ready", "stop"})
+#: POSIX signal numbers a stop line may give instead of a name (TGI's shard: 'Exiting gracefully: Signal 15')
+_SIGNUM = {"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "15": "SIGTERM"}
 
 
 def up_before(run: RunState, line: int) -> Optional[int]:
@@ -38,7 +40,7 @@ def up_before(run: RunState, line: int) -> Optional[int]:
 
     ``line``: a 1-based line number of the run's source.
     """
-    ups = [e.line for e in run.events if e.kind == "ready" and e.line < line]
+    ups = [e.line for e in run.events if says_up(e) and e.line < line]
     if run.up_line is not None and run.up_line < line:
         ups.append(run.up_line)
     if not ups:
@@ -84,3 +86,39 @@ def recovered_after(run: RunState) -> int:
     """Line of the run's last ready line that is not a serving-loop frame (0 when none): a
     traceback before it was recovered from."""
     return max((e.line for e in run.events if e.kind == "ready" and not e.rule.endswith(LOOP_FRAME)), default=0)
+
+
+def says_up(e: Event) -> bool:
+    """Whether event ``e`` says its source's server was up: a ``ready`` line, or a ``stop`` line whose
+    rule's ``up`` group matched (vLLM launcher.py ``[shutdown] API server: shutdown triggered``: its
+    signal handler is registered once the HTTP server serves)."""
+    return e.kind == "ready" or (e.kind == "stop" and bool(e.groups.get("up")))
+
+
+def stop_line(run: RunState, before: Optional[int] = None) -> Optional[Event]:
+    """The run's first ``stop`` event (a signal handler's line) after its last start marker, and
+    before line ``before`` when given; None when there is none."""
+    limit = before if before is not None else run.last_line + 1
+    starts = [s for s in run.start_lines if s < limit]
+    since = max(starts) if starts else 0
+    return next((e for e in run.events if e.kind == "stop" and since <= e.line < limit), None)
+
+
+def signal_of(e: Event, default: Optional[str] = None) -> Optional[str]:
+    """The signal a stop line names: its ``signal`` group (``SIGTERM``), its ``signum`` group mapped
+    to a name (``15``: ``SIGTERM``), else the rule's ``stop_signal`` (``default``), else None."""
+    name = e.groups.get("signal")
+    if name:
+        return name.upper()
+    num = e.groups.get("signum")
+    if num:
+        return _SIGNUM.get(num.strip(), f"signal {num.strip()}")
+    return default
+
+
+def torn_down(run: RunState, line: int) -> bool:
+    """Whether a failure at ``line`` is the teardown of a stop: a stop line came before it (no start
+    marker between) and the server was up before it (``up_before``, or the failure's traceback runs
+    through the serving loop). A stop during a start that never came up leaves the failure a failed
+    start (fail closed: vLLM's EngineCore handles SIGTERM during its start too)."""
+    return stop_line(run, line) is not None and (up_before(run, line) is not None or in_serving_loop(run, line))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 #: rule kinds every pack holds in the same generic shape (``patterns/<engine>/rules/99-uncaught.toml``:
 #: a traceback line, the server came up, start-up progress): which pack's rule read such a line
 #: says nothing of the line, only which engine the matcher knew of then
-_GENERIC_KINDS = frozenset({"uncaught", "ready", "progress"})
+_GENERIC_KINDS = frozenset({"uncaught", "ready", "progress", "stop"})
 
 
 def settle_engine(ctx: Analyzer, run: RunState) -> None:

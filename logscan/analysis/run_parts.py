@@ -9,10 +9,10 @@ from typing import Optional
 
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..formats.clip import clip
-from ..models import AttentionChoice, KvCache, StartFailure
+from ..models import AttentionChoice, Event, KvCache, StartFailure, Stop
 from ..packs.loader import Pack
 from .ladders import norm
-from .lifecycle import in_serving_loop, up_before
+from .lifecycle import in_serving_loop, signal_of, stop_line, torn_down, up_before
 from .runstate import RunState, SelectionGroup, kv_norm, kv_same
 from .trust import pack_regex
 from .uncaught import TRACEBACK, uncaught_start_failure
@@ -27,6 +27,39 @@ def quantization_source(run: RunState, pack: Pack) -> None:
     src = run.config.extra.get("quantization_source", "")
     if note and not src.startswith("logged"):
         run.config.extra["quantization_source"] = (f"{src}; " if src else "not logged; ") + note
+
+
+def _failure(run: RunState, pack: Pack) -> tuple[Optional[Event], Optional[StartFailure]]:
+    """The run's first failure line (an engine's ``start_failure`` event, then the
+    ``StartFailure`` it makes) or, with none, the traceback it never recovered from
+    (``uncaught.uncaught_start_failure``: ``(None, failure)``); ``(None, None)`` when neither."""
+    ev = next((e for e in run.events if e.kind == "start_failure"), None)
+    if ev is not None:
+        return ev, StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
+    fatal = pack.meta.pack.fatal_line
+    return None, uncaught_start_failure(run, pack_regex(fatal) if fatal else None)
+
+
+def stopped(run: RunState, pack: Pack, rules: dict) -> Optional[Stop]:
+    """The run's stop (docs/lifecycle.md "Stopped"): its first ``stop`` line (a signal handler's:
+    vLLM v1/engine/core.py ``[shutdown] EngineCore: trigger received signal=SIGTERM``), the signal it
+    names (``lifecycle.signal_of``; the rule's ``stop_signal`` when the line names none), whether the
+    server was up before it, and the failure after it that was its teardown (``lifecycle.torn_down``:
+    vllm-357's AsyncLLM ``EngineDeadError``), which ``outcome`` then reports as no failure. None
+    without a stop line. ``rules``: rule id -> ``(CompiledRule, Pack)``."""
+    stop = stop_line(run)
+    if stop is None:
+        return None
+    _, sf = _failure(run, pack)
+    torn = sf is not None and torn_down(run, sf.line)
+    limit = sf.line if sf is not None and sf.line > stop.line else run.last_line + 1
+    served = up_before(run, limit) is not None or (sf is not None and in_serving_loop(run, sf.line))
+    said = rules.get(stop.rule)
+    st = Stop(line=stop.line, evidence=clip(stop.message, 2000), rule=stop.rule, process=stop.process,
+              signal=signal_of(stop, said[0].rule.stop_signal if said else None), served=served)
+    if torn and sf is not None:
+        st.teardown_line, st.teardown = sf.line, clip(sf.cause or sf.evidence, 2000)
+    return st
 
 
 def start_failure(run: RunState, pack: Pack, findings: dict) -> Optional[StartFailure]:
@@ -52,14 +85,9 @@ def outcome(run: RunState, pack: Pack,
     exception finding from its first line on, else the traceback's own exception line. The
     cause finding of a failed start gets ``fatal``.
     """
-    ev = next((e for e in run.events if e.kind == "start_failure"), None)
-    if ev is not None:
-        sf = StartFailure(line=ev.line, evidence=clip(ev.message, 2000), rule=ev.rule, process=ev.process)
-    else:
-        fatal = pack.meta.pack.fatal_line
-        sf = uncaught_start_failure(run, pack_regex(fatal) if fatal else None)
-        if sf is None:
-            return None, None
+    ev, sf = _failure(run, pack)
+    if sf is None or torn_down(run, sf.line):
+        return None, None  # none, or the teardown of a stop after serving (``stopped``)
     serving = up_before(run, sf.line) is not None or in_serving_loop(run, sf.line)
     pat = pack.meta.pack.exception_line
     if not pat:

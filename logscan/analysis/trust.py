@@ -35,7 +35,7 @@ _FASTER_GROUPS = ("better", "fast", "faster")
 _PACKAGE_GROUPS = ("package", "module", "pip")
 #: event kinds that are run facts or run structure, never "not understood"
 _FACT_KINDS = frozenset({"version", "config", "platform", "identity", "run_start", "start_failure", "gpu",
-                         "uncaught", "ready", "progress", "machine"})
+                         "uncaught", "ready", "progress", "machine", "stop"})
 #: fact kinds whose rule reads a line into named values (``sets``): that line is understood
 _SET_KINDS = frozenset({"version", "config", "platform", "gpu", "machine"})
 

@@ -36,7 +36,7 @@ _FRAME_KINDS = frozenset({"linear_kernel", "moe_kernel", "fallback_warning"})
 #: levels of a traceback line that say the process raised (``99-uncaught.toml`` rules' ``levels``)
 _ERROR_LEVELS = frozenset({"error", "err", "e", "critical", "crit", "fatal", "f"})
 #: event kinds whose line is no raised exception even when it reads like one
-_NOT_EXCEPTION = frozenset({"ready", "progress", "identity", "start_failure", "version", "run_start"})
+_NOT_EXCEPTION = frozenset({"ready", "stop", "progress", "identity", "start_failure", "version", "run_start"})
 #: the last line of a Python traceback (``KeyError: 'type'``, ``torch.OutOfMemoryError: ...``)
 _EXCEPTION = lazyre.compile(r"^\s{0,8}(?:[A-Za-z_]\w{0,40}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception|Interrupt|Exit)\b:?")
 

@@ -2,7 +2,7 @@
 failure while serving; the fields are filled by ``analysis/failhead.describe``, docs/lifecycle.md)."""
 from __future__ import annotations
 
-from ..models import StartFailure
+from ..models import StartFailure, Stop
 from .clip import clip
 
 
@@ -60,3 +60,17 @@ def did_not_start(n: int, f: StartFailure, what: str = "the engine did not start
     extra = [x for x in (kernel_words(f), where_words(f)) if x]
     return (f"run {n}: {what}: {clip(words, 200)} ({at_words(f)}"
             + "".join(f"; {clip(x, 200)}" for x in extra) + ")")
+
+
+def stop_words(st: Stop) -> list[str]:
+    """How every report format says a run was stopped (``Stop``, docs/lifecycle.md "Stopped"): first
+    ``stopped (SIGTERM) at line 37 after serving: <the line>`` (``signal not named`` when the line
+    names none; ``before the server came up`` when no line showed it up), then, when a failure
+    after the stop was its teardown, which line and exception that was (no failure)."""
+    sig = st.signal or "signal not named"
+    when = "after serving" if st.served else "before the server came up"
+    out = [f"stopped ({sig}) at line {st.line} {when}: {clip(st.evidence, 200)}"]
+    if st.teardown_line is not None:
+        out.append(f"the failure at line {st.teardown_line} is the stop's teardown, not a failure: "
+                   f"{clip(st.teardown or '', 200)}")
+    return out

@@ -143,6 +143,12 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
     if run.serving_failure is not None:
         out.append(_failure(run.serving_failure, "warning", "failed while serving",
                             " (the server had come up; not a failed start)"))
+    if run.stopped is not None:  # told to stop by a signal: no failure (docs/lifecycle.md "Stopped")
+        from .failure import stop_words
+
+        words = stop_words(run.stopped)
+        out.append(f'<div class="finding info"><b>{_e(words[0])}</b>'
+                   + "".join(f'<div class="ev mono">{_e(w)}</div>' for w in words[1:]) + "</div>")
     if not run.selections:
         out.append("<p>no quantized kernel selection in this run</p>")
     for s in run.selections:

@@ -75,6 +75,10 @@ def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional
                 extra = "".join(f" — {cell(x, 300)}" for x in (kernel_words(f), where_words(f)) if x)
                 out += ["", f"**run {run.index + 1}: {what}** at {cell(run.source, 60)} {at_words(f)}: "
                         f"{cell(words, 300)}{extra}"]
+        if run.stopped is not None:  # told to stop by a signal: no failure (docs/lifecycle.md "Stopped")
+            from .failure import stop_words
+
+            out += ["", f"**run {run.index + 1}:** " + " — ".join(cell(x, 300) for x in stop_words(run.stopped))]
     if gate is not None:
         bad = sorted((c for c in gate.checks if c.verdict != Verdict.passed or c.allowance is not None),
                      key=lambda c: VERDICT_ORDER[c.verdict])

@@ -12,6 +12,7 @@ from ..analysis.assumed import is_assumed
 from ..models import InputStats, Report, Run
 from ..models_run import CONFIG_SHOWN
 from .escape import TableLine, report_line, visible_controls
+from .failure import stop_words
 from .inputs import input_error, input_warnings, unopened  # noqa: F401 (input_error: re-exported)
 from .table import render_table
 
@@ -188,6 +189,9 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
                           (run.serving_failure, "failed WHILE SERVING")):
         if failure is not None:  # the exception first, in the engine's words (docs/lifecycle.md)
             out += failure_lines(failure, what)
+    if run.stopped is not None:  # told to stop by a signal: no failure (docs/lifecycle.md "Stopped")
+        first, *rest = stop_words(run.stopped)
+        out += [f"  {first}"] + [f"      {x}" for x in rest]
     if run.selections:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:
@@ -327,6 +331,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional
         starts = [1 + (r.folded.runs if r.folded is not None else 0) for r in report.runs]
         failed = sum(n for r, n in zip(report.runs, starts) if r.start_failure is not None)
         serving = sum(n for r, n in zip(report.runs, starts) if r.serving_failure is not None)
+        stopped = sum(n for r, n in zip(report.runs, starts) if r.stopped is not None)
         # folded repeats hide starts the runs do not list: say how many failed and how many folded
         folded = (f" ({failed:,} failed start(s), {sm.folded_runs:,} folded)" if sm.folded_runs and failed
                   else f" (and {sm.folded_runs:,} folded into them)" if sm.folded_runs else "")
@@ -334,6 +339,7 @@ def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional
                       f"{sm.unexplained} kernel-relevant line(s) not understood"
                       + (f"; {failed} start(s) FAILED (START_FAILED)" if failed else "")
                       + (f"; {serving} failed while serving" if serving else "")
+                      + (f"; {stopped} stopped by a signal" if stopped else "")
                       + _incomplete_words(report)]
     if gate is not None:
         lines += ([""] if lines else []) + _gate(gate)

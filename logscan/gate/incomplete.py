@@ -52,10 +52,10 @@ def came_up(report: Report, run: Run, up: Optional[set[tuple[str, int]]] = None)
 
 
 def cut_off(report: Report, run: Run, up: Optional[set[tuple[str, int]]] = None) -> bool:
-    """A run that chose kernels but that no line shows to have come up (``came_up``) or failed, at
-    start or while serving: what the gate judges as START_INCOMPLETE and the text summary names."""
+    """A run that chose kernels but that no line shows to have come up (``came_up``, or a stop after
+    serving: ``Run.stopped``) or failed, at start or while serving: what the gate judges as START_INCOMPLETE and the text summary names."""
     return (bool(run.selections) and run.start_failure is None and run.serving_failure is None
-            and not came_up(report, run, up))
+            and not (run.stopped is not None and run.stopped.served) and not came_up(report, run, up))
 
 
 def _incomplete_check(report: Report, run: Run, n: int, eng: str, rel: Release, policy: Policy, cmap: dict[str, str],

@@ -25,6 +25,10 @@ RuleKind = Literal[
     # ``progress``: a step of the start (weights loaded, KV cache sized): the process that logs it
     # went on, so a traceback it printed before was survived (analysis/lifecycle.py)
     "progress",
+    # ``stop``: the engine was told to stop (a signal handler's line: vLLM '[shutdown] EngineCore: trigger
+    # received signal=SIGTERM'); a failure after it, once the server was up, is the stop's teardown, no
+    # failure (analysis/lifecycle.py, docs/lifecycle.md "Stopped")
+    "stop",
     # ``unread``: a sentence that names a kernel or backend in a choice's words that no other rule
     # read (patterns/common-rules/95-unread-kernel.toml): tried after every other rule, it only
     # lists the line as not understood (analysis/trust.py), never a selection, finding or fact
@@ -245,6 +249,18 @@ class Rule(_Strict):
     #: source the pack's ``library`` identity rules name the engine no more (an open run they
     #: named goes back to ``unknown``; analysis/analyzer.py, docs/corpus.md negative10-2)
     disowns: bool = False
+    #: stop rules only: the signal the line implies when its text names none (llama-cli's
+    #: sigint_handler prints 'Interrupted by user' on SIGINT alone). A stop rule's named groups
+    #: ``signal`` (``SIGTERM``) or ``signum`` (``15``) name it from the line; a group ``up`` says the
+    #: line is logged only by a server that was up (vLLM launcher.py's handler, registered once the
+    #: HTTP server serves): evidence of serving like a ``ready`` line
+    stop_signal: Optional[str] = None
+
+    @after_check
+    def _stop_shape(self) -> "Rule":
+        if self.stop_signal and self.kind != "stop":
+            raise ValueError(f"rule {self.id}: stop_signal is for stop rules only")
+        return self
 
     @after_check
     def _library_shape(self) -> "Rule":

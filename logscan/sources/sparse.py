@@ -225,3 +225,22 @@ def with_sparse(prefilter, packs):
     """``prefilter`` wrapped in a ``SparsePrefilter`` when ``packs`` have sparse rules, else itself."""
     lits, rxs = sparse_rules(packs)
     return SparsePrefilter(prefilter, lits, rxs) if lits else prefilter
+
+
+def read_since_start(events, rules: dict) -> bool:
+    """Whether the matcher, having read ``events`` (an open run's, in order; ``rules``: rule id ->
+    ``(CompiledRule, Pack)``), has read a ``sparse`` state line since the last start marker: it then
+    reads no other until the next start (``logscan.match``, ``_sparse_done``). A restored pipeline
+    rebuilds that state from the replayed events, or it read the next such line again and its run
+    ended later than the uninterrupted pass (vllm-357's teardown, docs/follow.md)."""
+    done = False
+    for ev in events:
+        said = rules.get(ev.rule)
+        if said is None:
+            continue
+        r = said[0].rule
+        if r.sparse and r.kind != "identity":
+            done = True
+        elif r.starts_run:
+            done = False
+    return done

@@ -78,6 +78,28 @@ _CODE = ("model.py", "model_base.py", "model_rules.py", "model_lexicon.py", "mod
          "../analysis/template_era.py")  # template_era: the template histories kept in ``PackSet.memo``
 
 
+_CODE_DIGESTS: dict[str, bytes] = {}
+
+
+def _code_digest(path: Optional[str] = None) -> bytes:
+    """sha256 of the bytes of the pack-model code (``_CODE``), or of the source file ``path``,
+    read once per process: ``_packset_key`` and each ``cached_valid`` call (gpus, overlays,
+    ladder history, dispatch) hashed the same 16 files again, ~1 ms a call. Raises ``OSError``."""
+    key = path or ""
+    got = _CODE_DIGESTS.get(key)
+    if got is None:
+        import hashlib
+
+        h = hashlib.sha256()
+        if path is None:
+            for name in _CODE:
+                h.update((Path(__file__).parent / name).read_bytes())
+        else:
+            h.update(Path(path).read_bytes())
+        got = _CODE_DIGESTS[key] = h.digest()
+    return got
+
+
 def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
     """Cache key of the ``PackSet`` of ``root``: every TOML file's path, size and mtime (ns),
     the bytes of the pack-model code, and the logscan, ``regex`` and Python versions (the cached
@@ -92,13 +114,11 @@ def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
         return None
     try:
         files = _toml_files(root)
-        h = hashlib.sha256()
-        for name in _CODE:
-            h.update((Path(__file__).parent / name).read_bytes())
+        code = _code_digest().hex()
     except OSError:
         return None
     blob = repr((__version__, regex.__version__, sys.version, files, sorted(engines or []),
-                 h.hexdigest()))
+                 code))
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -118,9 +138,8 @@ def cached_valid(model: type, data: dict, validate):
         return validate()
     try:
         h = hashlib.sha256()
-        h.update(Path(sys.modules[model.__module__].__file__).read_bytes())
-        for name in _CODE:  # the pack-model classes a file's model nests, plain.py, validate.py
-            h.update((Path(__file__).parent / name).read_bytes())
+        h.update(_code_digest(sys.modules[model.__module__].__file__))
+        h.update(_code_digest())  # the pack-model classes a file's model nests, plain.py, validate.py
         h.update(repr((__version__, sys.version, model.__module__, model.__qualname__)).encode())
         h.update(json.dumps(data, sort_keys=True, default=repr, ensure_ascii=False).encode("utf-8", "surrogateescape"))
     except (OSError, TypeError, ValueError, AttributeError):

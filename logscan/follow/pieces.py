@@ -36,7 +36,7 @@ _ROTATED = rxcache.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")
 
 def _digest(head: bytes) -> str:
     """A short digest of a file's head (its first ``FP_LEN`` bytes, or all of a shorter file)."""
-    import hashlib
+    from .. import hashes as hashlib
 
     return hashlib.blake2b(head, digest_size=12).hexdigest()
 

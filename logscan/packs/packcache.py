@@ -88,7 +88,7 @@ def _code_digest(path: Optional[str] = None) -> bytes:
     key = path or ""
     got = _CODE_DIGESTS.get(key)
     if got is None:
-        import hashlib
+        from .. import hashes as hashlib
 
         h = hashlib.sha256()
         if path is None:
@@ -105,7 +105,7 @@ def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
     the bytes of the pack-model code, and the logscan, ``regex`` and Python versions (the cached
     objects are plain classes: no pydantic object is pickled). None when caching is off or a file
     cannot be listed."""
-    import hashlib
+    from .. import hashes as hashlib
 
     from .. import __version__
     from ..cache import cache_dir
@@ -128,7 +128,7 @@ def cached_valid(model: type, data: dict, validate):
     (best effort, pickled like the ``PackSet``; ``_cached_packset``'s ownership checks apply). The
     key holds ``data``, the source of ``model``'s module and of every pack-model module (``_CODE``):
     gpus, overlays, schemes, the matrix ladders, a gate policy."""
-    import hashlib
+    from .. import hashes as hashlib
     import json
 
     from .. import __version__
@@ -288,7 +288,7 @@ def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = No
     versions; a marker in the cache folder records that it compiled cleanly. Without a cache
     folder, every load compiles everything.
     """
-    import hashlib
+    from .. import hashes as hashlib
 
     from .. import __version__
     from ..cache import cache_dir, write_atomic

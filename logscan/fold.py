@@ -13,12 +13,12 @@ compared exactly), so a gate's verdict is the same with folding on or off. docs/
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from typing import Optional
 
+from . import hashes as hashlib
 from .models import Event, Folded, Report, Run
 
 #: Keys of a run's JSON whose integer value is a line number of the input (compared relative to

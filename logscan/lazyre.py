@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import regex
+from . import rxcache
 
 
 class LazyRegex:
@@ -27,7 +27,7 @@ class LazyRegex:
             raise AttributeError(name)
         rx = self.__dict__.get("_rx")
         if rx is None:
-            rx = self.__dict__["_rx"] = regex.compile(*self._args)
+            rx = self.__dict__["_rx"] = rxcache.compile(*self._args)
         value = getattr(rx, name)
         self.__dict__[name] = value
         return value

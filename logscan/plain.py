@@ -96,9 +96,12 @@ class PlainModel:
 
     def model_copy(self, *, update: Optional[dict[str, Any]] = None, deep: bool = False):
         """A shallow (or ``deep``) copy with ``update``'s fields set (not converted, as pydantic)."""
-        import copy
+        if deep:
+            import copy
 
-        new = copy.deepcopy(self) if deep else copy.copy(self)
+            new = copy.deepcopy(self)
+        else:  # what copy.copy does with ``__reduce__`` (no class here defines ``__copy__``), without its dispatch
+            new = _rebuild(self.__class__, tuple([getattr(self, n) for n in self.model_fields]))
         for k, v in (update or {}).items():
             object.__setattr__(new, k, v)
         return new

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import regex
-
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..models import Unexplained
 from .runstate import SelectionGroup
 
 #: layer families of MoE layers, as the rules name them ("MoE", "MoE (FP8)", "MoE (NvFp4)")
-_MOE_FAMILY = regex.compile(r"(?i)^(?:fused[ _])?moe\b")
+_MOE_FAMILY = rxcache.compile(r"(?i)^(?:fused[ _])?moe\b")
 #: rule kinds / shapes whose line states that one kernel replaced another
 _CHANGE_KINDS = ("fallback_warning", "backend_override")
 _CHANGE_SHAPES = ("fallback", "override")

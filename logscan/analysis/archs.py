@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import regex
-
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 
@@ -49,10 +48,10 @@ def parse_cc(text: Optional[str]) -> Optional[int]:
     """Compute capability as digits: ``"90"`` -> 90, ``"9.0"`` -> 90, ``"sm_120"`` -> 120; None if unreadable."""
     if not text:
         return None
-    m = regex.search(r"(\d{1,2})\.(\d)", text)
+    m = rxcache.search(r"(\d{1,2})\.(\d)", text)
     if m:
         return int(m.group(1)) * 10 + int(m.group(2))
-    m = regex.search(r"(\d{2,3})", text)
+    m = rxcache.search(r"(\d{2,3})", text)
     return int(m.group(1)) if m else None
 
 

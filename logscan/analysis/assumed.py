@@ -24,8 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
-import regex
-
+from .. import rxcache
 from ..models import Severity
 
 if TYPE_CHECKING:
@@ -73,7 +72,7 @@ def _first(rx: Optional[str], texts: list[tuple[str, str]]) -> Optional[tuple[st
     if not rx:
         return None
     for where, text in texts:
-        m = regex.search(rx, text or "")
+        m = rxcache.search(rx, text or "")
         if m:
             return where, f"'{m.group(0)}'"
     return None
@@ -103,7 +102,7 @@ def read(rule, run: "RunState", machine) -> Optional[Reading]:
     native, stated = _first(a.native, texts), _first(a.stated, texts[1:])
     if stated is None and a.stated_sites:
         site = next(((ev.line, f) for ev in run.events if ev.rule == rule.id
-                     for f in [(ev.fileinfo or "").rsplit(":", 1)[0]] if f and regex.fullmatch(a.stated_sites, f)), None)
+                     for f in [(ev.fileinfo or "").rsplit(":", 1)[0]] if f and rxcache.fullmatch(a.stated_sites, f)), None)
         if site is not None:
             stated = (f"line {site[0]}", f"printed from {site[1]}, which only the {a.scheme} path reaches")
     if native is not None and stated is None:

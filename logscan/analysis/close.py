@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-import regex
 from packaging.version import Version
 
+from .. import rxcache
 from ..formats.clip import clip
 from ..models import COST_ORDER, CostClass, Event, Finding, Run, Selection, Severity
 from ..packs.model import FindingsFile
@@ -197,8 +197,8 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                                                                run.config.quantization)
             if cost is None:
                 for nc in pack.meta.name_cost:
-                    if (regex.search(nc.pattern, kernel) and (not nc.family or regex.search(nc.family, family))
-                            and (not nc.quantization or regex.search(nc.quantization, run.config.quantization or ""))):
+                    if (rxcache.search(nc.pattern, kernel) and (not nc.family or rxcache.search(nc.family, family))
+                            and (not nc.quantization or rxcache.search(nc.quantization, run.config.quantization or ""))):
                         cost = CostClass(nc.cost_class)
                         reasoning = f"classified by name ({pack.meta.pack.title or pack.engine} name table): {nc.why}"
                         basis = "kernel_name"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-import regex
 from packaging.version import InvalidVersion, Version
 
+from .. import rxcache
 from ..models import EngineInfo, Event
 from ..packs.loader import CompiledRule, Pack
 from .era import EraHint, infer_release
@@ -242,7 +242,7 @@ def infer_platform(ctx: Analyzer, run: RunState, info: EngineInfo, pack: Pack) -
         if len(plats) != 1:  # else the pack's platform-only names (attention, finding kernels)
             plats, why = set(), ""
             for h in pack.meta.platform_hint:
-                if regex.search(h.pattern, name):
+                if rxcache.search(h.pattern, name):
                     plats, why = {h.platform}, f"{name}: {h.why or 'a ' + h.platform + '-only name'}"
                     break
         if len(plats) == 1:
@@ -271,7 +271,7 @@ def platform_from_failure(run: RunState, info: EngineInfo, pack: Pack, failing_k
     if run.platform or not failing_kernel:
         return
     for h in pack.meta.platform_hint:
-        if regex.search(h.pattern, failing_kernel):
+        if rxcache.search(h.pattern, failing_kernel):
             run.platform = info.platform = h.platform
             info.platform_source = "inferred"
             where = f" (line {line})" if line else ""

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-import regex
-
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..formats.clip import clip
 from ..models import Event, Finding, StartFailure
@@ -57,7 +56,7 @@ def exception_type(message: str) -> Optional[str]:
     """The class of an exception line (``RuntimeError`` of ``RuntimeError: Invalid ...``, module
     prefix dropped), or None when ``message`` is no ``Type: message`` line."""
     m = _EXC_TYPE.match(message or "")
-    if m is None or not regex.search(r"^(?:[A-Z]\w{0,60}?(?:Error|Exception|Interrupt|Exit|Failed|Failure)|Exception)$", m.group("t")):
+    if m is None or not rxcache.search(r"^(?:[A-Z]\w{0,60}?(?:Error|Exception|Interrupt|Exit|Failed|Failure)|Exception)$", m.group("t")):
         return None
     return m.group("t")
 
@@ -283,9 +282,9 @@ def _failing_kernel(sf: StartFailure, lexicon: LexiconFile, ladder: Iterable[str
     if sf.cause_line is not None and any(f.line == sf.cause_line and f.code in _NONE_SERVED for f in findings):
         return  # the exception lists every kernel it rejected: none served, none failed
     if lexicon.failing is not None and lexicon.failing.traced and sf.cause and \
-            regex.search(lexicon.failing.traced, sf.cause):
+            rxcache.search(lexicon.failing.traced, sf.cause):
         return  # the op was being traced (torch.compile's fake tensors), never run: no kernel failed
-    raising = lexicon.failing is not None and sf.exception_type is not None and regex.search(
+    raising = lexicon.failing is not None and sf.exception_type is not None and rxcache.search(
         lexicon.failing.exceptions, sf.exception_type)
     named = kernels_in_message(lexicon, sf.cause or "", ladder) if raising else {}
     frame_hit = None

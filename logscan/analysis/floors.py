@@ -17,6 +17,7 @@ from typing import Optional
 import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from .. import rxcache
 from ..packs.loader import _read_toml, patterns_root
 from ..packs.model import GateTerm
 from .gates import lowest_capability
@@ -36,7 +37,7 @@ def load_floors(root: Optional[Path] = None) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for fid, f in _read_toml(path).get("floor", {}).items():
         try:
-            roles = [regex.compile(r, regex.I) for r in f["roles"]]
+            roles = [rxcache.compile(r, regex.I) for r in f["roles"]]
             cc = int(f["cuda_cc"])
             gfx = [str(g) for g in f.get("rocm_gfx", [])]
             src = str(f["source"])

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-import regex
-
+from .. import rxcache
 from ..models import Event, Selection
 from ..packs.model import LexiconFile, Rule
 from ..packs.model_rules import FRAME_SHAPE
@@ -22,7 +21,7 @@ from ..packs.model_rules import FRAME_SHAPE
 #: of a third-party pack still carrying it (and not ``frame = true``) is read as a frame rule
 FRAME_ID = ".frame."
 
-_FRAME = regex.compile(FRAME_SHAPE)
+_FRAME = rxcache.compile(FRAME_SHAPE)
 _CACHE: dict[int, tuple] = {}
 
 
@@ -41,8 +40,8 @@ def frame_parts(message: str) -> Optional[tuple[str, str]]:
 def _kernels(lexicon: LexiconFile) -> list:
     hit = _CACHE.get(id(lexicon))
     if hit is None or hit[0] is not lexicon:
-        rows = [(k, regex.compile(k.pattern), {a.lower() for a in k.aliases},
-                 regex.compile(k.says) if k.says else None) for k in lexicon.kernel]
+        rows = [(k, rxcache.compile(k.pattern), {a.lower() for a in k.aliases},
+                 rxcache.compile(k.says) if k.says else None) for k in lexicon.kernel]
         hit = _CACHE[id(lexicon)] = (lexicon, rows)
     return hit[1]
 

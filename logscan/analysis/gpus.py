@@ -10,6 +10,7 @@ from typing import Optional
 
 import regex
 
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..plain import PlainModel, plain, spec
@@ -132,7 +133,7 @@ def alias_regex(alias: str) -> regex.Pattern:
     """An alias's words, case-insensitive, up to two of space, ``_`` or ``-`` between them, not
     inside a longer name: compiled on first need (``resolve_gpu`` tries ~110 aliases)."""
     words = [regex.escape(w) for w in alias.split()]
-    return regex.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]{0,2}".join(words) + r"(?![A-Za-z0-9])", regex.I)
+    return rxcache.compile(r"(?<![A-Za-z0-9])" + r"[\s_-]{0,2}".join(words) + r"(?![A-Za-z0-9])", regex.I)
 
 
 #: ``sm_121a`` / ``sm100f`` / ``compute_90a`` / ``cc90`` / ``120``: digits, then at most an arch-specific

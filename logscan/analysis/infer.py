@@ -21,6 +21,7 @@ import regex
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass, RunConfig, Selection, ServerArgs
@@ -144,7 +145,7 @@ def resolve_gpu(config: RunConfig, hint: Optional[str], data: Optional[InferFile
             return Gpu((g.cc,), f"the log ({config.gpu}: {g.name})")
     for t in (data.tell if data is not None else []):
         value = config.extra.get(t.fact)
-        if value and regex.search(t.value, value):
+        if value and rxcache.search(t.value, value):
             return Gpu(tuple(t.ccs), f"the log ({t.fact}={value!r}: {t.why})")
     if hint:
         g = gpus.resolve_logged_gpu(hint)
@@ -206,7 +207,7 @@ class _Evaluator:
         for ch in self.data.chain:
             if ch.arg != arg or not _holds(ch.versions, self.version):
                 continue
-            if ch.quantization and not regex.search(ch.quantization, quantization or ""):
+            if ch.quantization and not rxcache.search(ch.quantization, quantization or ""):
                 continue
             for step in ch.steps:
                 if all(self.predicate(w) for w in step.when):
@@ -242,12 +243,12 @@ def infer_selections(pack: Pack, config: RunConfig, version: Optional[str],
     sa = config.server_args
     out: list[tuple[Selection, Optional[str]]] = []
     for spec in data.infer:
-        if not _holds(spec.versions, ver) or not regex.search(spec.quantization, quant):
+        if not _holds(spec.versions, ver) or not rxcache.search(spec.quantization, quant):
             continue
         if spec.needs_event_kind and not (set(spec.needs_event_kind) & event_kinds) \
                 and not _args_prove(spec.or_args, sa):
             continue
-        if spec.skip_if_family and any(regex.search(spec.skip_if_family, s.family) for s in observed):
+        if spec.skip_if_family and any(rxcache.search(spec.skip_if_family, s.family) for s in observed):
             continue
         asked = getattr(sa, spec.arg, None) if sa is not None else None
         asked = asked if isinstance(asked, str) else None
@@ -287,7 +288,7 @@ def _args_prove(or_args: dict[str, str], sa: Optional[ServerArgs]) -> bool:
         return False
     for arg, rx in or_args.items():
         value = getattr(sa, arg, None) if arg in ServerArgs.model_fields else sa.other.get(arg)
-        if value is not None and regex.search(rx, str(value)):
+        if value is not None and rxcache.search(rx, str(value)):
             return True
     return False
 

@@ -15,6 +15,7 @@ from typing import Optional
 import regex
 from packaging.version import InvalidVersion, Version
 
+from .. import rxcache
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass, LadderPosition, RungElsewhere
 from ..packs.history import release_span
@@ -29,13 +30,13 @@ def role_registries(ladder: LadderFile, hint: Optional[str]) -> list[Registry]:
     hint_re = None
     if hint:
         try:
-            hint_re = regex.compile(hint, regex.I)
+            hint_re = rxcache.compile(hint, regex.I)
         except regex.error:
             hint_re = None
     return [r for r in ladder.registry if r.kind != "attention" and (hint_re is None or hint_re.search(r.role))]
 
 
-_NOT_ALNUM = regex.compile(r"[^a-z0-9]")
+_NOT_ALNUM = rxcache.compile(r"[^a-z0-9]")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -337,7 +338,7 @@ class LadderIndex:
                 if not r.quantization:
                     return 1
                 try:
-                    return 0 if regex.search(r.quantization, quantization, regex.I) else 2
+                    return 0 if rxcache.search(r.quantization, quantization, regex.I) else 2
                 except regex.error:
                     return 1
             regs.sort(key=rank)  # stable: source order within each group

@@ -12,12 +12,13 @@ from typing import Optional
 
 import regex
 
+from .. import rxcache
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..packs.model import LexiconFile
 
 #: ``Fp4GemmRunnerBackend.FLASHINFER_CUTLASS`` -> ``FLASHINFER_CUTLASS``: an enum class (CamelCase,
 #: ending in Backend / Method / Type / Mode / Kind / Enum) followed by an UPPER_CASE member
-_ENUM_MEMBER = regex.compile(r"^(?:[A-Za-z_]\w{0,60}\.)?[A-Z]\w{0,60}(?:Backend|Method|Type|Mode|Kind|Enum|Runner)\.(?P<m>[A-Z][A-Z0-9_]{1,60})$")
+_ENUM_MEMBER = rxcache.compile(r"^(?:[A-Za-z_]\w{0,60}\.)?[A-Z]\w{0,60}(?:Backend|Method|Type|Mode|Kind|Enum|Runner)\.(?P<m>[A-Z][A-Z0-9_]{1,60})$")
 _QUOTES = "'\"`"
 
 
@@ -59,7 +60,7 @@ def _cached(lexicon: LexiconFile, what: str, make):
 
 
 def _compiled(lexicon: LexiconFile):
-    return _cached(lexicon, "names", lambda: [(e, regex.compile(e.pattern), regex.compile(e.scheme) if e.scheme else None)
+    return _cached(lexicon, "names", lambda: [(e, rxcache.compile(e.pattern), rxcache.compile(e.scheme) if e.scheme else None)
                                               for e in lexicon.name])
 
 
@@ -77,7 +78,7 @@ def classify(lexicon: LexiconFile, name: str, scheme: str = "") -> Optional[ByNa
 
 
 def _packages(lexicon: LexiconFile):
-    return _cached(lexicon, "packages", lambda: regex.compile(lexicon.packages.pattern)
+    return _cached(lexicon, "packages", lambda: rxcache.compile(lexicon.packages.pattern)
                    if lexicon.packages is not None else None)
 
 

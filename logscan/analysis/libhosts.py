@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import regex
 
+from .. import rxcache
 from ..packs.loader import CompiledRule
 
 _RX: dict[str, "regex.Pattern"] = {}
@@ -27,6 +28,6 @@ def library_only(cr: CompiledRule, message: str) -> bool:
         return False
     rx = _RX.get(lib)
     if rx is None:
-        rx = _RX[lib] = regex.compile(lib)
+        rx = _RX[lib] = rxcache.compile(lib)
     rest = rx.sub(lambda m: " " * len(m.group(0)), message)
     return rest != message and cr.regex.search(rest) is None

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-import regex
-
+from .. import rxcache
 from ..models import CostClass, Event, Unexplained
 from .ladders import LadderIndex, Placement, norm, role_registries
 
 #: one item of a logged list: quoted, or a bare name
-_ITEM = regex.compile(r"""'([^']{1,120})'|"([^"]{1,120})"|([^\s,'"\[\]]{1,120})""")
+_ITEM = rxcache.compile(r"""'([^']{1,120})'|"([^"]{1,120})"|([^\s,'"\[\]]{1,120})""")
 
 #: the most items a list may hold (a line's list longer than any ladder is not one)
 _MAX_ITEMS = 64

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Optional
 
 import regex
 
+from .. import rxcache
 from ..models import Event
 from .runstate import MODEL_FACTS, RunState, fill, set_fact
 from .lifecycle import is_progress
@@ -54,7 +55,7 @@ def shared_names(packs: "PackSet") -> Optional[regex.Pattern]:
     key = "newstart.shared"
     if key not in packs.derived:
         parts = [p.shared for pack in packs.packs.values() for p in pack.meta.process if p.shared]
-        packs.derived[key] = regex.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+        packs.derived[key] = rxcache.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
     return packs.derived[key]
 
 
@@ -99,7 +100,7 @@ def named_model(sets: dict[str, str], ev: Event) -> str:
 
 
 #: ``[YYYY-]MM-DD[T ]HH:MM:SS``: vLLM's ``03-17 15:05:45``, SGLang's ``2025-01-07 13:43:10``, ISO
-_CLOCK = regex.compile(r"(?:(\d{4})-)?(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)")
+_CLOCK = rxcache.compile(r"(?:(\d{4})-)?(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)")
 #: how far one start's lines may go back in time (ranks' buffered output interleaves out of order)
 _BACK_S = 600
 #: a clock without a year that goes back further went past new year (12-31 -> 01-01), not back

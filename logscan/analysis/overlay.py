@@ -27,6 +27,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 from dataclasses import field
 
+from .. import rxcache
 from ..plain import PlainModel, plain
 
 from ..packs.loader import _read_toml, _validate, patterns_root
@@ -123,7 +124,7 @@ def _in(release: Optional[str], spec: str) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _rx(pattern: str) -> regex.Pattern:
-    return regex.compile(pattern)
+    return rxcache.compile(pattern)
 
 
 #: characters that make a pattern more than a literal (outside a backslash escape)

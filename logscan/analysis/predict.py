@@ -17,6 +17,7 @@ import regex
 from packaging.version import Version
 from dataclasses import field
 
+from .. import rxcache
 from ..plain import PlainModel, plain
 
 from ..packs.loader import PackSet, _read_toml, _validate, patterns_root
@@ -106,7 +107,7 @@ def find_scheme(name: str, schemes: SchemeFile) -> tuple[str, Scheme]:
 
 def pick_registry(ladder: LadderFile, role: str, platform: str) -> Optional[tuple[Registry, str, list[str]]]:
     """First registry whose role matches ``role`` and that has a list for ``platform`` (or ``ANY``)."""
-    rx = regex.compile(role, regex.I)
+    rx = rxcache.compile(role, regex.I)
     regs = [r for r in ladder.registry if r.kind != "attention" and rx.search(r.role)]
     regs.sort(key=lambda r: r.kind == "if_chain")  # an ordered registry before an if/elif chain
     for reg in regs:

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import regex
-
+from .. import rxcache
 from ..formats.clip import clip
 from ..models import Finding, Refusal, Selection
 from ..packs.model import FindingsFile, LadderFile
@@ -27,7 +26,7 @@ from .ladders import norm
 
 #: the name a refusal leads with: after list marks and quotes, an identifier (``MarlinLinearKernel``,
 #: ``vllm.kernels.Machete``, ``FLASHINFER_CUTLASS``), up to the first space, colon or bracket
-_LEAD = regex.compile(r"^[\s\-*•>'\"`]{0,8}([A-Za-z_][\w.]{1,80})")
+_LEAD = rxcache.compile(r"^[\s\-*•>'\"`]{0,8}([A-Za-z_][\w.]{1,80})")
 
 
 def _names(sel: Selection, ladder: Optional[LadderFile]) -> set[str]:

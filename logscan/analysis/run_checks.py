@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 import regex
 
+from .. import rxcache
 from ..models import CostClass, RunConfig, Selection
 from ..packs.loader import Pack
 from .archs import check_compiled, parse_cc, parse_compiled
@@ -239,7 +240,7 @@ def walk_selections(ctx: Analyzer, run: RunState, pack: Pack, have: list[Selecti
     out = []
     families = {s.family for s in have}
     for w in pack.meta.walk:
-        if w.family in families or not regex.search(w.quantization, run.config.quantization):
+        if w.family in families or not rxcache.search(w.quantization, run.config.quantization):
             continue
         if w.needs_logged_platform and not run.platform:
             run.config.extra.setdefault("walk_skipped", (

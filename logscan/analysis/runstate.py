@@ -12,8 +12,7 @@ import functools
 from dataclasses import field
 from typing import Collection, Optional
 
-import regex
-
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, RunConfig, Selection
@@ -25,7 +24,7 @@ from .infer import apply_server_args, server_args_config
 
 _KV = lazyre.compile(r"(?P<k>\w+)=(?P<v>'[^']*'|\"[^\"]*\"|[^,]*)")
 _DICT_KV = lazyre.compile(r"'(?P<k>\w+)':\s*(?P<v>'[^']*'|\"[^\"]*\"|[^,}]*)")
-_FIELD = regex.compile(r"\{(\w+)\}")
+_FIELD = rxcache.compile(r"\{(\w+)\}")
 
 
 def kv_same(asked: str, used: str, aliases: Optional[dict[str, str]] = None) -> bool:
@@ -283,7 +282,7 @@ def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSp
                     c.kv_cache_dtype, run.kv_requested_line = v, ev.line
             elif k == "tensor_parallel_size" and bounded_int(v, 6):
                 c.tensor_parallel_size = c.tensor_parallel_size or bounded_int(v, 6)
-            elif k in ("device", "device_config") and regex.fullmatch(r"[A-Za-z]{2,10}", v or "") and v != "auto":
+            elif k in ("device", "device_config") and rxcache.fullmatch(r"[A-Za-z]{2,10}", v or "") and v != "auto":
                 if not run.platform:
                     run.platform, run.platform_line = v.upper(), ev.line
             elif k in PARALLEL_FACTS:

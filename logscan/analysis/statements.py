@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import regex
+from .. import rxcache
 
 if TYPE_CHECKING:
     from .analyzer import Analyzer
@@ -31,7 +31,7 @@ def ceiling_holds(ceiling, run: "RunState", machine=None) -> bool:
     capable GPU (``_forced_by``; ``machine`` adds the server arguments it gathered). Used by the
     GPU contradiction below and by ``fallback.stated_lacks``."""
     quant = (run.config.quantization or "").strip().lower()
-    if ceiling.quantization is not None and (not quant or not regex.fullmatch(ceiling.quantization, quant)):
+    if ceiling.quantization is not None and (not quant or not rxcache.fullmatch(ceiling.quantization, quant)):
         return False
     if machine is None:
         return not any(run.config.extra.get(u) not in (None, "", "None") for u in ceiling.unless)
@@ -46,7 +46,7 @@ def as_stated_for(rule, run: "RunState"):
     reading stands). The copy is made once per rule."""
     own = getattr(rule, "checkpoint_own", None)
     quant = (run.config.quantization or "").strip().lower()
-    if own is None or not quant or not regex.fullmatch(own.quantization, quant):
+    if own is None or not quant or not rxcache.fullmatch(own.quantization, quant):
         return rule
     got = _OWN.get(rule.id)
     if got is None or got[0] is not rule:

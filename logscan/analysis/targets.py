@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import regex
-
+from .. import rxcache
 from ..models import Event, Unexplained
 from ..models_run import CONFIG_SHOWN
 from .lexicon import normalise
@@ -37,8 +36,8 @@ def _compiled(target) -> tuple:
     got = _RX.get(key)
     if got is None:
         vocab = "(?:" + target.vocabulary + ")"
-        got = _RX[key] = (regex.compile(vocab), regex.compile(target.chosen.replace("{vocabulary}", vocab)),
-                          regex.compile(target.excludes) if target.excludes else None)
+        got = _RX[key] = (rxcache.compile(vocab), rxcache.compile(target.chosen.replace("{vocabulary}", vocab)),
+                          rxcache.compile(target.excludes) if target.excludes else None)
     return got
 
 
@@ -94,7 +93,7 @@ def stated_fact(kernel: str, sets: dict[str, str], groups: dict[str, str], shown
 
 #: a name that says which rung it is: a class name (a lower-case letter, then a capital:
 #: ``MarlinLinearKernel``), a digit or an underscore (``SM90_FI_MXFP4_BF16``), or a space (a label)
-_SPECIFIC = regex.compile(r"[a-z][A-Z]|[\d_ ]")
+_SPECIFIC = rxcache.compile(r"[a-z][A-Z]|[\d_ ]")
 
 
 def placeable(name: str) -> bool:

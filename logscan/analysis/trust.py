@@ -22,6 +22,7 @@ from typing import Optional
 import regex
 from packaging.version import Version
 
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import Event, Severity, Unexplained
@@ -107,7 +108,7 @@ def pack_regex(pattern: str):
     per pattern."""
     rx = _EXC.get(pattern)
     if rx is None:
-        rx = _EXC[pattern] = regex.compile(pattern)
+        rx = _EXC[pattern] = rxcache.compile(pattern)
     return rx
 
 

@@ -22,6 +22,7 @@ from typing import Optional
 
 import regex
 
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 from ..formats.clip import clip
 from ..models import StartFailure
@@ -30,7 +31,7 @@ from .lifecycle import last_progress, recovered_after
 from .runstate import RunState
 
 #: a traceback frame line (``packs.model_rules.FRAME_SHAPE``)
-_FRAME = regex.compile(FRAME_SHAPE)
+_FRAME = rxcache.compile(FRAME_SHAPE)
 #: the kinds a frame rule may have (``Rule.frame`` validation)
 _FRAME_KINDS = frozenset({"linear_kernel", "moe_kernel", "fallback_warning"})
 #: levels of a traceback line that say the process raised (``99-uncaught.toml`` rules' ``levels``)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-import regex
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from .. import rxcache
 from ..models import Run
 from .endpoint import is_loopback, parse_addr, serve  # noqa: F401 (moved there; importable from here)
 from .podinfo import PodLabels
@@ -31,7 +31,7 @@ POD_LABELS = ("namespace", "pod", "container")
 SELECTION_LABELS = ("engine", "registry", "kernel", "cost_class")
 #: Distinct values of the ``kernel`` label kept for names no ladder holds; then ``other``.
 MAX_KERNEL_VALUES = 128
-_NOT_IDENT = regex.compile(r"[^A-Za-z0-9_.:+-]")
+_NOT_IDENT = rxcache.compile(r"[^A-Za-z0-9_.:+-]")
 
 
 def child(metric, values: tuple):

@@ -15,8 +15,7 @@ from collections import deque
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Optional
 
-import regex
-
+from .. import rxcache
 from .position import AHEAD, FP_LEN, SEEN
 from .pipe import CHUNK
 
@@ -32,12 +31,12 @@ def is_gzip(path: str) -> bool:
         return False
 #: an all-digit rotation suffix this long is a date (YYYYMMDD) or a Unix time, not a count
 DATE_DIGITS = 8
-_ROTATED = regex.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")
+_ROTATED = rxcache.compile(r"[.-][0-9][0-9._-]{0,40}(?:\.gz)?")
 
 
 def _digest(head: bytes) -> str:
     """A short digest of a file's head (its first ``FP_LEN`` bytes, or all of a shorter file)."""
-    import hashlib
+    from .. import hashes as hashlib
 
     return hashlib.blake2b(head, digest_size=12).hexdigest()
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Optional
 
-import regex
-
+from .. import rxcache
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 
-_POD_DIR = regex.compile(r"(?P<ns>[a-z0-9][a-z0-9-]{0,62})_(?P<pod>[a-z0-9][a-z0-9.-]{0,252})_(?P<uid>[0-9a-fA-F-]{1,64})")
-_LOG_NAME = regex.compile(r"\d{1,9}\.log(?:\.\d{8}-\d{6}(?:\.gz)?)?")
-_CONTAINERS = regex.compile(
+_POD_DIR = rxcache.compile(r"(?P<ns>[a-z0-9][a-z0-9-]{0,62})_(?P<pod>[a-z0-9][a-z0-9.-]{0,252})_(?P<uid>[0-9a-fA-F-]{1,64})")
+_LOG_NAME = rxcache.compile(r"\d{1,9}\.log(?:\.\d{8}-\d{6}(?:\.gz)?)?")
+_CONTAINERS = rxcache.compile(
     r"(?P<pod>[a-z0-9][a-z0-9.-]{0,252})_(?P<ns>[a-z0-9][a-z0-9-]{0,62})_(?P<container>[a-z0-9][a-z0-9-]{0,62})-(?P<id>[0-9a-f]{64})\.log")
 
 

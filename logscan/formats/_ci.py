@@ -1,11 +1,11 @@
 """Helpers shared by the CI formats: order checks worst first, make untrusted log text safe to show."""
 from __future__ import annotations
 
-import regex
+from .. import rxcache
 from .clip import clip
 
 #: Characters XML 1.0 cannot hold at all (even escaped): C0 controls but tab, LF, CR; surrogates; U+FFFE/F.
-_XML_BAD = regex.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_XML_BAD = rxcache.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_safe(text: str) -> str:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import regex
 
+from .. import rxcache
 from .. import lazyre  # patterns compiled on first use (start-up, issue 18)
 
 #: C0 controls (tab too), DEL, C1 controls, U+2028/2029 and the bidi embedding/override/isolate marks.
-_CONTROL = regex.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = rxcache.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _COMMAND_START = lazyre.compile(r"^(\s*)::")
 _MD_PUNCT = lazyre.compile(r"([\\\[\]])")

@@ -9,7 +9,6 @@ coloured (``NO_COLOR`` and ``TERM=dumb`` are honoured by rich).
 from __future__ import annotations
 
 import io
-import shutil
 import sys
 from typing import Optional
 
@@ -67,6 +66,8 @@ def _rich_table(rows: list[list[str]], tty: bool, width: Optional[int], indent: 
     from rich.text import Text
 
     if tty:
+        import shutil  # with rich only (a text scan's plain tables need neither: ~1.5 ms with bz2, lzma)
+
         width = width or shutil.get_terminal_size((100, 24)).columns
     else:
         width = _PLAIN_WIDTH

@@ -21,9 +21,9 @@ from datetime import date
 from pathlib import Path
 from typing import Literal, Optional
 
-import regex
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
+from .. import rxcache
 from ..lazydc import dataclass  # processed on first use (start-up, issue 18)
 from ..models import CostClass
 from ..packs.model_base import _Strict, strict
@@ -83,7 +83,7 @@ class Scope(_Strict):
     @field_check("codes")
     def _code_shape(cls, v: list[str]) -> list[str]:
         for c in v:
-            if not regex.fullmatch(r"[A-Z][A-Z0-9_]{1,60}", c):
+            if not rxcache.fullmatch(r"[A-Z][A-Z0-9_]{1,60}", c):
                 raise ValueError(f"finding code {c!r} must be UPPER_SNAKE_CASE (see 'logscan codes')")
         return v
 
@@ -202,9 +202,9 @@ def matches(scope: Scope, s: Subject, cost_class_finding: dict[str, str]) -> boo
 
 # ---- loading --------------------------------------------------------------------------------
 
-_ARRAY = regex.compile(r"^\s*\[\[\s*([A-Za-z0-9_-]{1,64})\s*\]\]")
-_TABLE = regex.compile(r"^\s*\[\s*([A-Za-z0-9_.-]{1,64})\s*\]")
-_KEY = regex.compile(r"^\s*([A-Za-z0-9_-]{1,64})\s*=")
+_ARRAY = rxcache.compile(r"^\s*\[\[\s*([A-Za-z0-9_-]{1,64})\s*\]\]")
+_TABLE = rxcache.compile(r"^\s*\[\s*([A-Za-z0-9_.-]{1,64})\s*\]")
+_KEY = rxcache.compile(r"^\s*([A-Za-z0-9_-]{1,64})\s*=")
 
 
 def locate(text: str, table: Optional[str], index: Optional[int], key: Optional[str]) -> Optional[int]:
@@ -279,7 +279,7 @@ def _parsed(text: str, path: str) -> PolicyFile:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        m = regex.search(r"at line (\d{1,9})", str(exc))
+        m = rxcache.search(r"at line (\d{1,9})", str(exc))
         raise PolicyError(path, f"invalid TOML: {exc}", int(m.group(1)) if m else None) from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise PolicyError(path, f"invalid TOML: a value past a parser limit ({str(exc)[:120]})") from None

@@ -9,6 +9,7 @@ FP8 dense linear up to 0.18.1 runs FP8 Marlin (weight-only) below sm89 because
 release to its ``LadderFile`` (snapshot or composed), with their rungs' kernel facts.
 """
 
+import functools
 from typing import Optional
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -19,10 +20,27 @@ from .model_history import _v
 
 def holds(entry: DispatchRegistry, release: str) -> bool:
     """Whether ``entry`` describes ``release``'s code (pre-releases count as the release)."""
+    return _holds(entry.releases, release)
+
+
+@functools.lru_cache(maxsize=4096)
+def _holds(releases: str, release: str) -> bool:
+    """``holds`` by the entry's ``releases`` text: a scan's ``LadderIndex.elsewhere`` asks for
+    each of ~10 entries at each of ~30 releases of an inferred range, and building the
+    ``SpecifierSet`` each time was ~4 ms of a 20-line log's start (``_spec``: once per text)."""
+    spec = _spec(releases)
     try:
-        return SpecifierSet(entry.releases).contains(_v(release), prereleases=True)
-    except (InvalidSpecifier, ValueError):
+        return spec is not None and spec.contains(_v(release), prereleases=True)
+    except ValueError:
         return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _spec(releases: str) -> Optional[SpecifierSet]:
+    try:
+        return SpecifierSet(releases)
+    except (InvalidSpecifier, ValueError):
+        return None
 
 
 def _registry(entry: DispatchRegistry, ladder: LadderFile) -> Optional[Registry]:

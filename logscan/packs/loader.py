@@ -70,7 +70,7 @@ def _read_toml(path: Path) -> dict:
     compilation still run on every load, so a cached file is checked exactly like a fresh one.
     Raises ``PackError`` as ``_parse_toml`` does.
     """
-    import hashlib
+    from .. import hashes as hashlib
     import json
 
     from .. import __version__

@@ -78,12 +78,34 @@ _CODE = ("model.py", "model_base.py", "model_rules.py", "model_lexicon.py", "mod
          "../analysis/template_era.py")  # template_era: the template histories kept in ``PackSet.memo``
 
 
+_CODE_DIGESTS: dict[str, bytes] = {}
+
+
+def _code_digest(path: Optional[str] = None) -> bytes:
+    """sha256 of the bytes of the pack-model code (``_CODE``), or of the source file ``path``,
+    read once per process: ``_packset_key`` and each ``cached_valid`` call (gpus, overlays,
+    ladder history, dispatch) hashed the same 16 files again, ~1 ms a call. Raises ``OSError``."""
+    key = path or ""
+    got = _CODE_DIGESTS.get(key)
+    if got is None:
+        from .. import hashes as hashlib
+
+        h = hashlib.sha256()
+        if path is None:
+            for name in _CODE:
+                h.update((Path(__file__).parent / name).read_bytes())
+        else:
+            h.update(Path(path).read_bytes())
+        got = _CODE_DIGESTS[key] = h.digest()
+    return got
+
+
 def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
     """Cache key of the ``PackSet`` of ``root``: every TOML file's path, size and mtime (ns),
     the bytes of the pack-model code, and the logscan, ``regex`` and Python versions (the cached
     objects are plain classes: no pydantic object is pickled). None when caching is off or a file
     cannot be listed."""
-    import hashlib
+    from .. import hashes as hashlib
 
     from .. import __version__
     from ..cache import cache_dir
@@ -92,13 +114,11 @@ def _packset_key(root: Path, engines: Optional[list[str]]) -> Optional[str]:
         return None
     try:
         files = _toml_files(root)
-        h = hashlib.sha256()
-        for name in _CODE:
-            h.update((Path(__file__).parent / name).read_bytes())
+        code = _code_digest().hex()
     except OSError:
         return None
     blob = repr((__version__, regex.__version__, sys.version, files, sorted(engines or []),
-                 h.hexdigest()))
+                 code))
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -108,7 +128,7 @@ def cached_valid(model: type, data: dict, validate):
     (best effort, pickled like the ``PackSet``; ``_cached_packset``'s ownership checks apply). The
     key holds ``data``, the source of ``model``'s module and of every pack-model module (``_CODE``):
     gpus, overlays, schemes, the matrix ladders, a gate policy."""
-    import hashlib
+    from .. import hashes as hashlib
     import json
 
     from .. import __version__
@@ -118,9 +138,8 @@ def cached_valid(model: type, data: dict, validate):
         return validate()
     try:
         h = hashlib.sha256()
-        h.update(Path(sys.modules[model.__module__].__file__).read_bytes())
-        for name in _CODE:  # the pack-model classes a file's model nests, plain.py, validate.py
-            h.update((Path(__file__).parent / name).read_bytes())
+        h.update(_code_digest(sys.modules[model.__module__].__file__))
+        h.update(_code_digest())  # the pack-model classes a file's model nests, plain.py, validate.py
         h.update(repr((__version__, sys.version, model.__module__, model.__qualname__)).encode())
         h.update(json.dumps(data, sort_keys=True, default=repr, ensure_ascii=False).encode("utf-8", "surrogateescape"))
     except (OSError, TypeError, ValueError, AttributeError):
@@ -269,7 +288,7 @@ def _check_patterns(root: Path, packs: dict, lexicon: Optional[LexiconFile] = No
     versions; a marker in the cache folder records that it compiled cleanly. Without a cache
     folder, every load compiles everything.
     """
-    import hashlib
+    from .. import hashes as hashlib
 
     from .. import __version__
     from ..cache import cache_dir, write_atomic

@@ -34,7 +34,7 @@ class _HsDb:
 
 def _cache_path(exprs: list[bytes], flags: list[int]):
     """Where the compiled database of ``exprs`` is cached, or None when caching is off."""
-    import hashlib
+    from .. import hashes as hashlib
 
     from ..cache import cache_dir
 

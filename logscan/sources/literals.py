@@ -340,7 +340,7 @@ _CODE_ID: list[str] = []
 def _code_id() -> str:
     """A digest of this module's source (the sniff rules), read once a process."""
     if not _CODE_ID:
-        import hashlib
+        from .. import hashes as hashlib
 
         try:
             with open(__file__, "rb") as fh:

@@ -6,7 +6,6 @@ through its own buffer, where seeking back re-reads the same bytes) tell how to 
 """
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import stat as stat_mod
@@ -47,6 +46,8 @@ def open_input(path: str) -> tuple[BinaryIO, str]:
     except (OSError, ValueError) as exc:  # a closed or unreadable descriptor
         raise InputError(f"{name}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     if magic == b"\x1f\x8b":
+        import gzip  # only for a gzip input (start-up: gzip, zlib and struct cost ~1 ms)
+
         return gzip.GzipFile(fileobj=buffered), name  # type: ignore[return-value]
     return buffered, name
 

@@ -17,6 +17,7 @@ from typing import Optional
 
 import regex
 
+from .. import rxcache
 from ..models import Record
 from ..packs.loader import CompiledPrefix, PackSet
 from .safe import bounded_int
@@ -71,7 +72,7 @@ class _First:
             return
         src = "|".join(f"(?:{p.pattern})(?P<{m}>)" for p, m in zip(pats, self._markers))
         try:
-            self._rx = regex.compile(src, pats[0].flags)
+            self._rx = rxcache.compile(src, pats[0].flags)
         except regex.error:
             self._rx, self._markers = None, []
             return

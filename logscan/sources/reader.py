@@ -9,12 +9,11 @@ line read so far.
 """
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import queue
+import sys
 import threading
-import zlib
 from typing import BinaryIO, Iterator, Optional
 
 from ..models import InputStats
@@ -42,6 +41,20 @@ def read_lines(fh: BinaryIO, stats: InputStats, max_line: int = MAX_LINE) -> Ite
     """
     return iter(LineReader(fh, stats, None, max_line))
 
+
+
+def _compressed_errors() -> tuple:
+    """``(zlib.error,)`` when ``zlib`` is loaded (a gzip input: ``sources/opening.py`` imports
+    ``gzip`` only for one), else ``()``: a plain input never imports either (start-up)."""
+    z = sys.modules.get("zlib")
+    return (z.error,) if z is not None else ()
+
+
+def _bad_gzip(exc: BaseException) -> bool:
+    """Whether ``exc`` is a ``gzip.BadGzipFile`` (only a ``GzipFile`` raises one, so only once
+    ``gzip`` is imported)."""
+    g = sys.modules.get("gzip")
+    return g is not None and isinstance(exc, g.BadGzipFile)
 
 class LineReader:
     """Numbered clean lines of one input, read in large chunks; with a prefilter, only those that may matter.
@@ -99,8 +112,8 @@ class LineReader:
                 got += len(b)
                 if self._live:  # a pipe: hand on what arrived, do not wait for a full chunk
                     break
-        except gzip.BadGzipFile as exc:
-            if str(exc).startswith("Not a gzipped file"):
+        except (EOFError, OSError) + _compressed_errors() as exc:
+            if _bad_gzip(exc) and str(exc).startswith("Not a gzipped file"):
                 # a complete gzip member followed by bytes that start no other member: gzip(1) says
                 # "decompression OK, trailing garbage ignored"; so does the reader (a warning, no error)
                 self._trailing = True
@@ -108,8 +121,6 @@ class LineReader:
                 self._exc_quiet = True
             else:
                 self._exc = exc
-        except (EOFError, zlib.error, OSError) as exc:
-            self._exc = exc
         return b"".join(parts)
 
     def _items(self, search=None) -> Iterator[tuple]:
@@ -267,7 +278,7 @@ class LineReader:
         if self._trailing:
             st.warning = "trailing garbage after the compressed stream ignored (as gzip -d does)"
         if exc is not None and not self._exc_quiet:
-            if isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
+            if isinstance(exc, (EOFError,) + _compressed_errors()) or _bad_gzip(exc):
                 st.error = f"compressed stream ends early or is corrupt after line {self.n}: {exc}"
             else:
                 st.error = f"read error after line {self.n}: {getattr(exc, 'strerror', None) or exc}"

@@ -15,20 +15,20 @@ from __future__ import annotations
 
 from typing import Optional
 
-import regex
+from .. import rxcache
 
 #: Most decimal digits of a number read from a log (a pid, a tensor-parallel size, a shape).
 MAX_DIGITS = 18
 
-_SURROGATE = regex.compile("[\ud800-\udfff]")
+_SURROGATE = rxcache.compile("[\ud800-\udfff]")
 #: ANSI escape sequences (CSI, OSC, two-byte), removed from every line (``reader.clean``) and message
-ANSI = regex.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+ANSI = rxcache.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 #: An ANSI CSI sequence whose ESC a log relay spelled out as text: rsyslog's default
 #: $EscapeControlCharactersOnReceive writes a control byte as '#' and three octal digits, so
 #: ESC is ``#033`` (AWS CloudWatch shows SageMaker / ECS container logs so: ``#033[2m``); a CSI
 #: sequence with no intermediate bytes and a letter as its final byte (stricter than ANSI: it is text); removed
 #: like a raw ANSI code
-SYSLOG_ANSI = regex.compile(r"#033\[[0-9;?]{0,32}[A-Za-z]")
+SYSLOG_ANSI = rxcache.compile(r"#033\[[0-9;?]{0,32}[A-Za-z]")
 #: An ANSI CSI sequence whose ESC was written in caret notation: ``^[`` is how ``cat -v``,
 #: ``less`` and a terminal's echo show the control byte 0x1b, so a reporter who copies such
 #: output pastes ``^[[1;36m(VllmWorker rank=0 pid=21649)^[[0;0m ERROR ...`` (vllm-298,
@@ -36,7 +36,7 @@ SYSLOG_ANSI = regex.compile(r"#033\[[0-9;?]{0,32}[A-Za-z]")
 #: parameters of digits, ``;`` and ``?`` only, a letter as the final byte; with no parameter the
 #: letter must not start a bracket expression (``^[[A-Z]``, a regex anchored on a class, stays),
 #: and a POSIX class (``^[[:alpha:]]``) never matches (``:`` is no parameter byte here)
-CARET_ANSI = regex.compile(r"\^\[\[(?:[0-9;?]{1,32}[A-Za-z]|[A-Za-z](?![-\]]))")
+CARET_ANSI = rxcache.compile(r"\^\[\[(?:[0-9;?]{1,32}[A-Za-z]|[A-Za-z](?![-\]]))")
 
 
 def safe_text(text: str) -> str:

@@ -29,6 +29,7 @@ from typing import Iterator, Optional
 
 import regex
 
+from .. import rxcache
 from .safe import clean_message
 from .triggers import JSON_KEYS
 
@@ -38,16 +39,16 @@ _TRACING = "tracing"
 
 #: the head of a Rust tracing JSON record (tracing-subscriber's json(): timestamp, level, fields
 #: first, target after them); the message may be cut anywhere
-_TRACING_HEAD = regex.compile(
+_TRACING_HEAD = rxcache.compile(
     r'\{"timestamp":"(?P<ts>[^"\\]{10,40})","level":"(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)","fields":\{"message":"(?P<msg>.*)', regex.S)
 #: a tracing record's target key (the last record's target names a cut record's)
-_TRACING_TARGET = regex.compile(r'"target":"(?P<target>[A-Za-z_][\w:]{0,80})"')
+_TRACING_TARGET = rxcache.compile(r'"target":"(?P<target>[A-Za-z_][\w:]{0,80})"')
 #: an escape the cut left unfinished (an odd backslash, or ``\\u`` with fewer than 4 digits)
-_PARTIAL_ESCAPE = regex.compile(r'(?P<keep>(?<!\\)(?:\\\\)*)\\(?:u[0-9A-Fa-f]{0,3})?$')
+_PARTIAL_ESCAPE = rxcache.compile(r'(?P<keep>(?<!\\)(?:\\\\)*)\\(?:u[0-9A-Fa-f]{0,3})?$')
 #: the end of a JSON string body: an unescaped quote
-_STRING_END = regex.compile(r'(?<!\\)(?:\\\\)*"')
+_STRING_END = rxcache.compile(r'(?<!\\)(?:\\\\)*"')
 
-_CRI = regex.compile(r"(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?P<stream>stdout|stderr) (?P<tag>[PF]) ?(?P<msg>.*)", regex.S)
+_CRI = rxcache.compile(r"(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?P<stream>stdout|stderr) (?P<tag>[PF]) ?(?P<msg>.*)", regex.S)
 
 
 def _json_line(text: str) -> Optional[tuple[str, bool, str]]:

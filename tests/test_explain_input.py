@@ -2,6 +2,8 @@
 use ``scan``; a label exactly as ``explain turbomind`` lists it is accepted; exit codes in --help."""
 from __future__ import annotations
 
+import json
+
 from click.testing import CliRunner
 
 from logscan.cli import cli
@@ -106,3 +108,18 @@ def test_engine_unknown_or_holding_none_is_exit_2():
     assert "did you mean" not in r.output
     assert "on no shipped vllm ladder (on lmdeploy's)" in r.output  # stdout agrees with stderr
     assert "turbomind: on no shipped ladder" not in r.output
+
+
+def test_a_scheme_too_short_for_a_label_match_lists_its_ladders():
+    """'explain FP8' (trial 35): FP8 is a scheme (patterns/schemes.toml) no rung label holds by the
+    four-character label match, so it was 'on no shipped ladder' with exit 2 while 'ladder vllm FP8'
+    walked it. The scheme's role on each engine gives every rung of its ladders, as 'ladder' does."""
+    r = CliRunner().invoke(cli, ["explain", "FP8", "--engine", "vllm", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)["ladders"]
+    assert rows and {x["role"] for x in rows} == {"fp8 linear"}
+    kernels = {x["kernel"] for x in rows}
+    assert "CutlassFP8ScaledMMLinearKernel" in kernels and any("Marlin" in k for k in kernels)
+    # a name that is no scheme and no rung stays unknown
+    r = CliRunner().invoke(cli, ["explain", "FP9"])
+    assert r.exit_code == 2 and "on no shipped ladder" in r.stdout

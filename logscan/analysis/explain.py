@@ -19,26 +19,62 @@ def _shipped_ladders(packs: PackSet) -> list:
             + [lf for lfs in extra.values() for lf in lfs])
 
 
+def _scheme_roles(kernel: str) -> dict[str, str]:
+    """``{engine: role regex}`` of the scheme ``kernel`` names (patterns/schemes.toml, by id or
+    alias, e.g. ``FP8`` -> vLLM ``^fp8 linear$``), ``{}`` when it names no scheme or the scheme has no
+    walkable ladder on any engine."""
+    from .predict import SchemeError, find_scheme, load_schemes
+
+    try:
+        _, scheme = find_scheme(kernel, load_schemes())
+    except SchemeError:
+        return {}
+    return {eng: e.role for eng, e in scheme.engines.items() if e.role}
+
+
 def explain(packs: PackSet, kernel: str) -> list[dict]:
     """Every shipped ladder holding ``kernel``: engine, release, registry, platform, rung k/n, cost
     class and gate (words and source expression). The name is matched as ``scan`` places a logged
     name (``LadderIndex._find``: class, logged alias, registry alias, enum member, then the
     least-qualified rung holding a short label), so every name ``scan`` prints is found.
+    A scheme no rung label holds (``FP8``: shorter than the four characters a label match needs)
+    gives every rung of the registries of its role on each engine (patterns/schemes.toml
+    ``[scheme.X.engines.E] role``), as ``ladder E X`` walks them.
     Sorted by engine, release, registry."""
+    rows: list[dict] = []
+    roles = None  # a scheme's ladders, read when no rung holds the name (FP8: too short a label)
+    for attempt in ("name", "scheme"):
+        if attempt == "scheme":
+            roles = _scheme_roles(kernel) if not rows else {}
+            if not roles:
+                break
+        for lf in sorted(_shipped_ladders(packs), key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
+            rows.extend(_rows(lf, kernel, roles))
+    return rows
+
+
+def _rows(lf, kernel: str, roles: "dict[str, str] | None") -> list[dict]:
+    """The rows of one ladder file: the rung ``place`` puts ``kernel`` on in each registry, or,
+    with ``roles`` (a scheme's ``{engine: role regex}``), every rung of the registries of that role."""
     from .floors import floor_terms, shown
     from .overlay import load_overlay, rewrite
 
     rows = []
-    for lf in sorted(_shipped_ladders(packs), key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
-        eng, rel = lf.engine, lf.version
-        ov = load_overlay(eng)
-        for reg in lf.registry:
-            if reg.kind == "attention":
+    eng, rel = lf.engine, lf.version
+    ov = load_overlay(eng)
+    role_rx = re.compile(roles[eng], re.I) if roles and eng in roles else None
+    if roles is not None and role_rx is None:
+        return rows
+    for reg in lf.registry:
+        if reg.kind == "attention" or (role_rx is not None and not role_rx.search(reg.role)):
+            continue
+        for plat, rungs in reg.platforms.items():
+            if reg.releases and any(  # a dispatch list that only mirrors a registry's
+                    not r.releases and r.platforms.get(plat) == rungs for r in lf.registry):
                 continue
-            for plat, rungs in reg.platforms.items():
-                i = LadderIndex._find(rungs, reg, lf, kernel)
-                if i is None or (reg.releases and any(  # a dispatch list that only mirrors a registry's
-                        not r.releases and r.platforms.get(plat) == rungs for r in lf.registry)):
+            found = range(len(rungs)) if role_rx is not None else [LadderIndex._find(rungs, reg, lf, kernel)]
+            for i in found:
+                if i is None:
                     continue
                 name = rungs[i]
                 k = lf.kernel.get(name)

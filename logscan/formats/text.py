@@ -196,12 +196,16 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
         rows = [["LAYER FAMILY", "KERNEL", "RUNG", "COST CLASS", "RANKS", "LINE"]]
         for s in run.selections:
             rung = f"{s.ladder.rung}/{s.ladder.rungs}" if s.ladder else "-"
+            if s.ladder and s.ladder.elsewhere:  # the releases the run fits disagree: not one rung
+                rung += "?"
             rows.append([s.family, s.kernel + selection_mark(s), rung, s.cost_class.value,
                          ",".join(s.ranks) or "-", str(s.line)])
         out.append("")
         out += _table(rows)
         if any(not s.ladder for s in run.selections):
             out.append(f"  {RUNG_NONE}")
+        if any(s.ladder and s.ladder.elsewhere for s in run.selections):
+            out.append(f"  {RUNG_SPLIT}")
         for s in run.selections:
             if s.ladder and s.ladder.fell:
                 from ..analysis.logged_ladder import logged_list_words
@@ -286,6 +290,8 @@ def input_note(st: InputStats) -> Optional[str]:
 
 
 #: what ``RUNG -`` means, printed under every table that shows it
+RUNG_SPLIT = ("RUNG k/n? is the rung on the ladder read with; other releases the log fits place the kernel on "
+              "other rungs, so the log does not settle which")
 RUNG_NONE = ("RUNG - means no shipped ladder of this engine release places the kernel for this layer family "
              "(its list does not hold the name, or no ladder is shipped for the release), so its place is unknown; "
              "the cost class says what the log or its name tells ('logscan explain NAME' lists the ladders that "

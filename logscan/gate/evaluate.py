@@ -86,6 +86,9 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
         for sel in run.selections:
             rung = f" rung {sel.ladder.rung}/{sel.ladder.rungs} on {sel.ladder.registry}" if sel.ladder else ""
             fell = f", fell {sel.ladder.fell}" if sel.ladder and sel.ladder.fell else ""
+            if sel.ladder and sel.ladder.elsewhere:  # the text table's 'k/n?': not one rung
+                rung = rung.replace(f"/{sel.ladder.rungs} on ", f"/{sel.ladder.rungs}? on ", 1)
+                fell += f"; in {sel.ladder.ladder_version}, the releases the log fits disagree on the rung"
             kernels = tuple(k for k in (sel.kernel, sel.ladder.kernel_class if sel.ladder else None) if k)
             cost = sel.cost_class.value if sel.cost_class.value != "unknown" else "cost class unknown"
             mark = selection_mark(sel)  # the text report's mark: (?) ambiguous, (inferred), (traceback)...

@@ -36,7 +36,8 @@ def unexplained_check(run: Run, sel: Selection, n: int, version: Optional[str],
         return None
     und = pos.undecided
     c = Check(kind="selection", code=FALLBACK_UNEXPLAINED, name=f"{sel.family}: {sel.kernel} {FALLBACK_UNEXPLAINED}",
-              message=(f"{sel.family} runs {sel.kernel} (rung {pos.rung}/{pos.rungs} on {pos.registry}, "
+              message=(f"{sel.family} {'chose' if run.start_failure is not None else 'runs'} {sel.kernel} "
+                       f"(rung {pos.rung}/{pos.rungs}{'?' if pos.elsewhere else ''} on {pos.registry}, "
                        f"{pos.ladder_version}) below " + ", ".join(f"rung {u.rung} {u.kernel} ({u.cost_class})" for u in und)
                        + ": the fallback is UNEXPLAINED, what the log states does not decide why"),
               verdict=Verdict.passed, decided_by="", source=run.source, line=sel.line, run=n,

@@ -160,10 +160,14 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     else:
         click.echo(render(fmt, report, packs), nl=False)
     errors = [s for s in report.inputs if s.error]
-    for s in report.inputs:
-        if s.truncated_lines:
-            click.echo(f"logscan: {s.source}: {s.truncated_lines} over-long line(s) cut to the reader's limit",
-                       err=True)
+    from ..formats.inputs import input_warnings
+
+    for s in report.inputs:  # every repair or doubt about an input, on stderr too: a pipe's reader
+        # sees it whatever --format it asked for (a trial: urandom's 'does not look like a log' and
+        # invalid UTF-8 reached stdout only, the over-long line both); read errors: _input_errors
+        for w in input_warnings(s):
+            if not (s.error and w.endswith(s.error[len(s.source) + 2:] if s.error.startswith(s.source + ": ") else s.error)):
+                click.echo(f"logscan: {s.source}: {w}", err=True)
     if _input_errors(report):
         _exit_interrupted()
         sys.exit(EXIT_USAGE)

@@ -155,7 +155,7 @@ def evaluate(report: Report, policy: Policy, findings: FindingsFile, today: date
         if not run.selections:
             c = Check(kind="no_kernel", code=NO_KERNEL_SEEN, name=f"{NO_KERNEL_SEEN} run {n}",
                       message=f"run {n} (lines {run.first_line}-{run.last_line}) names no quantized kernel "
-                              f"selection{no_kernel_note(run)}",
+                              f"selection{no_kernel_note(run)}{_failing_kernel_note(run)}",
                       verdict=Verdict.passed, decided_by="", source=run.source, line=run.first_line, run=n,
                       engine=eng)
             c = _judge(c, Subject(eng, ver, None, None, code=NO_KERNEL_SEEN), policy, cmap, today, rel)
@@ -248,6 +248,18 @@ def _merge(a: Check, b: Check, facts: dict[int, str]) -> Check:
 #: finding codes (and their children, ``findings.toml`` ``parent``) whose failure says why a run
 #: has no kernel selection: no rung accepted the layer (KERNEL_NOT_FOUND), or the GPU cannot run it
 EXPLAINS_NO_KERNEL = frozenset({"KERNEL_NOT_FOUND", "UNSUPPORTED_ON_ARCH"})
+
+
+def _failing_kernel_note(run) -> str:
+    """What NO_KERNEL_SEEN adds when the run's failed start links a kernel to its exception
+    (``StartFailure.failing_kernel``, a traceback frame or the exception's words): that kernel is
+    where the start died, not a selection a line states, so both are said (a trial read
+    'failing kernel: CUTLASS' beside 'names no quantized kernel selection' as a contradiction)."""
+    sf = run.start_failure or run.serving_failure
+    if sf is None or not sf.failing_kernel:
+        return ""
+    return (f"; its failure names {sf.failing_kernel} as the failing kernel (line "
+            f"{sf.failing_kernel_line or sf.line}), but no line states what the engine chose or on which rung")
 
 
 def _explained_absence(checks: list[Check], run: int, source: str, findings: FindingsFile) -> Optional[Check]:

@@ -169,7 +169,7 @@ class Analyzer:
             self.up_seen[ev.source] = ev.line  # remembered even when the line joins no run
         elif r.starts_run:
             self.up_seen.pop(ev.source, None)  # a (re)start: its own start can fail
-        if r.kind in ("uncaught", "ready", "stop") and not prefix_engine and (run is None or run.source != ev.source):
+        if (r.kind in ("uncaught", "ready", "stop") or r.open_run_only) and not prefix_engine and (run is None or run.source != ev.source):
             return  # a bare traceback, ready or stop line names no engine: it belongs to an open run or to none
         engine, sure, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
         if chatter_of:  # an imported library's lines began the run
@@ -272,7 +272,7 @@ class Analyzer:
                     and not (library_only(cr, ev.message) and pack.engine in self._disowned.get(ev.source, ())))
         if r.kind == "progress":
             return run.source == ev.source and self._other_process(run, r, ev)
-        if r.kind in ("uncaught", "ready", "stop") and not prefix_engine and run.source != ev.source:
+        if (r.kind in ("uncaught", "ready", "stop") or r.open_run_only) and not prefix_engine and run.source != ev.source:
             return False
         engine, sure = self._engine_sure(ev, r, pack, prefix_engine, context_engine, run)
         _, _, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)

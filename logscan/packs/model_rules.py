@@ -207,6 +207,9 @@ class Rule(_Strict):
     #: the message is printed by a tool every engine runs (Triton, ptxas, the CUDA runtime), not
     #: by this pack's engine: its finding may be raised on any engine's run (analysis/trust.py)
     generic: bool = False
+    #: a bare line that names no engine (the shell's 'Segmentation fault (core dumped)'): it joins
+    #: an open run of its source, as a bare traceback line does, and alone opens none (analyzer.py)
+    open_run_only: bool = False
     examples: list[str] = spec(min_length=1)
     counter_examples: list[str] = _field(default_factory=list)
     #: whole lines as the engine prints them (an era's prefix, ANSI colour codes, a multi-line

@@ -22,3 +22,9 @@ def test_q4_k_on_an_sm120_build_is_int8_mma_not_fp4():
 def test_q4_k_on_hopper_is_the_ampere_config():
     picked = _picked("--gpu", "H100", "--builds", "CUDA_ARCH_120")
     assert picked and "ampere config (int8 MMA" in picked[0] and "FP4" not in picked[0]
+
+
+def test_a_missing_ladder_is_no_usage_error():
+    r = CliRunner().invoke(cli, ["ladder", "llamacpp", "Q4_K", "--platform", "rocm", "--gpu", "gfx1151"])
+    assert r.exit_code == 2
+    assert "no shipped llamacpp ladder for GGUF-KQUANT on ROCM" in r.output and "Usage:" not in r.output

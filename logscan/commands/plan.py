@@ -150,7 +150,13 @@ def ladder(engine, scheme, platform, gpu, cuda, with_, builds, env, torch, engin
     try:
         w = walk(packs, engine.lower(), scheme, m, engine_version)
     except SchemeError as exc:
-        raise click.UsageError(str(exc))
+        if not str(exc).startswith("no shipped "):
+            raise click.UsageError(str(exc))
+        # a gap in logscan's data, not a mistake on the command line: one line, no usage block
+        # (trial 36: 'ladder llamacpp Q4_K --platform rocm' printed click's usage text)
+        click.echo(f"logscan: {exc}: logscan does not know this dispatch, so it predicts nothing "
+                   f"(try 'logscan matrix {scheme}' for what is recorded)", err=True)
+        sys.exit(2)
     click.echo(w.model_dump_json(indent=2) + "\n" if fmt == "json" else render_walk(w, gate_source), nl=False)
 
 

@@ -172,7 +172,10 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
         elif run.version:
             info.version_source = "logged"
             info.version_evidence = f"line {run.version_line}" + (
-                "; not a release number, so the newest shipped ladder is used"
+                # a build tag (llama.cpp's b7442) is the engine's own release name, but not one
+                # logscan's ladders are numbered by: say so, and that the newest may not fit the build
+                f"; not a release logscan's {title} ladders are numbered by ({_span(idx.releases)}), so the "
+                f"newest shipped ladder is used, which may not match this build"
                 if idx is not None and idx.releases else "")
     if idx is not None:
         info.ladder_version = idx.pick_release(v)
@@ -278,3 +281,9 @@ def platform_from_failure(run: RunState, info: EngineInfo, pack: Pack, failing_k
             info.platform_evidence = (f"the failing kernel {failing_kernel}{where}: "
                                       f"{h.why or 'a ' + h.platform + '-only name'}")
             return
+
+
+def _span(releases) -> str:
+    """``a`` or ``a .. b``: the first and last of the shipped ladder releases (sorted as shipped)."""
+    rs = [str(r) for r in releases]
+    return rs[0] if len(rs) == 1 else f"{rs[0]} .. {rs[-1]}"

@@ -187,7 +187,11 @@ class PrefixParser:
             if gd.get("rank"):
                 rank = gd["rank"]
             elif gd.get("process"):
-                rm = rank_re.search(gd["process"])  # type: ignore[attr-defined]
+                # the GIL kept (``concurrent=False``): a release here handed the interpreter to
+                # the reader's search workers at every vLLM process tag (~50 us a line waiting
+                # for it back, 742 lines of the 300 MB bench log; issue 18, speed35)
+                rm = (rank_re.search(gd["process"], concurrent=False) if isinstance(rank_re, regex.Pattern)
+                      else rank_re.search(gd["process"]))  # type: ignore[attr-defined]
                 if rm:
                     rank = rm.group("rank")
             self.seen_formats[tag.spec.id] = self.seen_formats.get(tag.spec.id, 0) + 1

@@ -115,7 +115,8 @@ def test_rocblas_missing_arch_library_is_the_fatal_cause():
     # llamacpp-111: 'rocBLAS error: Cannot read .../TensileLibrary.dat: ... for GPU arch : gfx1036' then rocblas_abort()
     (run,) = _runs(FIX / "llamacpp" / "llamacpp-111.log")
     assert _codes(run) == {"UNSUPPORTED_ON_ARCH"}
-    assert run["findings"][0]["fatal"] is True and run["start_failure"]["line"] == 1
+    # the start ends at rocblas_abort()'s 'Aborted (core dumped)' (line 14); its cause is line 1
+    assert run["findings"][0]["fatal"] is True and run["start_failure"]["cause_line"] == 1
 
 
 # --- engines10a-2 (the second first sight) ------------------------------------------------------

@@ -174,7 +174,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
                 nearer = idx.next_release(info.ladder_version)
                 placement = (idx.place(nearer, kname, hint, run.platform, run.config.quantization, known, off)
                              if nearer else None)
-            if placement is not None and family in ("linear", "MoE"):
+            if placement is not None and family == "linear":
                 # a bare kind word states no scheme ('Using XPUwNa16LinearKernel' quoted without its
                 # 'for <method>'): the registry the ladder places the kernel on names it (targets.family_of)
                 family = family_of(placement.registry) or family

@@ -22,3 +22,13 @@ def test_a_quant_word_inside_a_model_id_is_no_quantization_line():
         assert "Tokenizer for poolside/" in (FIXTURES / "sglang" / f"{name}.log").read_text().splitlines()[line - 1]
         assert line not in {u.line for u in run.unexplained}
         assert not run.findings
+
+
+def test_the_quoted_linear_class_rule_reads_vllm_372_and_no_prose():
+    """vllm.linear.kernel-class-quoted (patterns/vllm/rules/30-linear.toml) still reads vllm-372's
+    'Logs confirm Using XPUwNa16LinearKernel.' (a PR quoting vLLM's selection line), and reads no
+    selection from vllm-369, whose prose names CPUWNA16LinearKernel as a traceback function."""
+    (run,) = _runs(FIXTURES / "vllm" / "vllm-372.log")
+    assert [s.kernel for s in run.selections] == ["XPUwNa16LinearKernel"]
+    for run in _runs(FIXTURES / "vllm" / "vllm-369.log"):
+        assert not run.selections

@@ -45,3 +45,20 @@ def test_blas_dequant_rungs_are_weight_only():
         for reg in data["registry"]:
             if name in reg["cost"]:
                 assert reg["cost"][name] == "weight_only"
+
+
+def _ladder(*args):
+    out = subprocess.run([sys.executable, "-m", "logscan", "ladder", *args],
+                         capture_output=True, text=True, cwd=ROOT)
+    return [l for l in out.stdout.splitlines() if l.startswith("  => ")]
+
+
+def test_v100_is_named_by_its_dp4a_compute_not_int8_mma():
+    # mmq.cuh: sm70 takes the ampere tile config, but TURING_MMA_AVAILABLE (>= 750) is off: dp4a vec-dot
+    picked = _ladder("llamacpp", "GGUF-KQUANT", "--gpu", "V100")
+    assert picked and "dp4a on Volta" in picked[0]
+
+
+def test_turing_still_takes_int8_mma():
+    picked = _ladder("llamacpp", "GGUF-KQUANT", "--gpu", "T4")
+    assert picked and "int8 MMA" in picked[0] and "Volta" not in picked[0]

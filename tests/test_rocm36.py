@@ -62,3 +62,10 @@ def test_v100_is_named_by_its_dp4a_compute_not_int8_mma():
 def test_turing_still_takes_int8_mma():
     picked = _ladder("llamacpp", "GGUF-KQUANT", "--gpu", "T4")
     assert picked and "int8 MMA" in picked[0] and "Volta" not in picked[0]
+
+
+def test_rdna_rungs_follow_the_gfx_target():
+    # common.cuh GGML_CUDA_CC_IS_RDNA*: gfx1151 (Strix Halo) is RDNA3.5 (WMMA), gfx1201 RDNA4, gfx942 CDNA3
+    assert "rdna3 / rdna3.5 config (int8 WMMA" in _ladder("llamacpp", "GGUF-KQUANT", "--gpu", "gfx1151")[0]
+    assert "rdna4 config (int8 WMMA" in _ladder("llamacpp", "GGUF-KQUANT", "--gpu", "RX 9070")[0]
+    assert "cdna config (int8 MFMA" in _ladder("llamacpp", "GGUF-KQUANT", "--gpu", "MI300X")[0]

@@ -24,7 +24,9 @@ def test_q4_k_on_hopper_is_the_ampere_config():
     assert picked and "ampere config (int8 MMA" in picked[0] and "FP4" not in picked[0]
 
 
-def test_a_missing_ladder_is_no_usage_error():
+def test_the_rocm_kquant_ladder_walks_rdna():
+    # rocm36: the ROCm k-quant ladder is shipped now (RDNA rungs from mmq.cu / common.cuh); it was a
+    # 'no shipped ladder' exit 2 before
     r = CliRunner().invoke(cli, ["ladder", "llamacpp", "Q4_K", "--platform", "rocm", "--gpu", "gfx1151"])
-    assert r.exit_code == 2
-    assert "no shipped llamacpp ladder for GGUF-KQUANT on ROCM" in r.output and "Usage:" not in r.output
+    assert r.exit_code == 0, r.output
+    assert "MMQ rdna3 / rdna3.5 config (int8 WMMA" in r.output and "Usage:" not in r.output

@@ -176,9 +176,20 @@ def note_given_gpu(run: RunState, machine, origin: Optional[str]) -> None:
     if logged:
         from .gpus import resolve_logged_gpu
         g = resolve_logged_gpu(logged)
-        if g is None or g.name != machine.gpu:
+        if g is None or not same_gpu(g, machine):
             text += f"; the log names {logged}"
     run.config.extra["gpu_given"] = text
+
+
+def same_gpu(g, machine) -> bool:
+    """Whether a logged GPU (``resolve_logged_gpu``) is the ``--gpu`` machine: the same table entry,
+    or on ROCm the same gfx target (patterns/gpus.toml names one part by its marketing name and its
+    arch: ``Radeon 8060S Graphics`` in a llama.cpp ROCm device line is ``gfx1151``, Strix Halo;
+    rocm36 trial, fixtures/llamacpp/llamacpp-246)."""
+    if g.name == machine.gpu:
+        return True
+    gfx = getattr(machine, "gfx", None)
+    return bool(gfx and g.gfx and g.platform == "ROCM" and g.gfx == gfx)
 
 
 def disabled_kernels(run: RunState) -> dict[str, str]:

@@ -45,7 +45,7 @@ def test_placeholders_are_filled():
 #: deep coverage reached on the bundled templates (docs/other-engine-coverage.md): a floor, so a
 #: rule change that loses a sentence fails here; raise it when coverage grows
 #: coverage36: taken with the real shapes (tools/other_shapes.py; LMDeploy read whole again by
-#: real two-line ``turbomind engine config:\n\ndtype=..`` loses its dtype, see the docs)
+#: lmdeploy.config.turbomind-body: the two-line ``turbomind engine config:\n\ndtype=..`` record)
 DEEP_FLOOR = {"tgi": (54, 64), "lmdeploy": (43, 46), "mlc-llm": (23, 24)}  # (one log, isolated)
 
 

@@ -44,7 +44,9 @@ def test_placeholders_are_filled():
 
 #: deep coverage reached on the bundled templates (docs/other-engine-coverage.md): a floor, so a
 #: rule change that loses a sentence fails here; raise it when coverage grows
-DEEP_FLOOR = {"tgi": (53, 63), "lmdeploy": (42, 46), "mlc-llm": (22, 23)}  # (one log, isolated)
+#: coverage36: taken with the real shapes (tools/other_shapes.py; LMDeploy read whole again by
+#: lmdeploy.config.turbomind-body: the two-line ``turbomind engine config:\n\ndtype=..`` record)
+DEEP_FLOOR = {"tgi": (54, 64), "lmdeploy": (43, 46), "mlc-llm": (23, 24)}  # (one log, isolated)
 
 
 @pytest.mark.parametrize("engine", oc.ENGINES)
@@ -63,3 +65,14 @@ def test_the_floor_measures_something():
     """The deep count is below the shallow one: --deep does filter (a bare topic match is not deep)."""
     deep, shallow = oc.coverage("mlc-llm", deep=True), oc.coverage("mlc-llm", deep=False)
     assert deep["hit"] < shallow["hit"] <= shallow["total"] == 30
+
+
+def test_a_tgi_raise_arrives_inside_the_shard_traceback_record():
+    """The real shape (tgi-101 compact, tgi-169 json): the raised message is the last line of an
+    ``Error when initializing model`` record, not a line of its own."""
+    t = {"template": "Please install EETQ", "level": "raise", "file": "server/text_generation_server/layers/eetq.py",
+         "function": "EETQWeight.get_linear", "engine": "tgi"}
+    make, fmts = oc.FORMATS["tgi"]
+    text = make(t, "Please install EETQ", 0, "compact").splitlines()
+    assert "Error when initializing model" in text[0] and text[-1] == "ImportError: Please install EETQ"
+    assert "\\n" in make(t, "Please install EETQ", 0, "json") and {"ansi", "json"} <= set(fmts)

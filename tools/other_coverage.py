@@ -19,24 +19,14 @@ another one (``unknown`` is right for a lone ``ValueError:`` line). ``--isolated
 template alone (a report keeps one finding per code, so in the shared log a second sentence of the
 same fact has no object of its own).
 
-Line formats (from ``../shared/reference/other-engines/<engine>.md`` section 1, and real logs
-under ``fixtures/<engine>/``):
-
-- TGI ``compact``: the launcher's ``tracing_subscriber`` compact line,
-  ``2024-06-17T13:11:09.543633Z  INFO text_generation_launcher: <msg>``; the Python shard's
-  loguru JSON is re-emitted by the launcher in this same shape (``launcher/src/main.rs``
-  ``log_lines``). TGI ``json`` (``--json-output``): ``{"timestamp":..,"level":"INFO",
-  "fields":{"message":<msg>},"target":"text_generation_launcher"}``. A Python ``raise`` arrives
-  in the shard's stderr record as ``ValueError: <msg>``; a launcher (``.rs``) ``raise`` as
-  ``Error: ArgumentValidation("<msg>")``.
-- LMDeploy ``python``: ``2024-09-03 17:49:32,706 - lmdeploy - INFO - file.py:45 - <msg>``
-  (``lmdeploy/utils.py`` ``get_logger``); ``python-nofile``: the older format without
-  ``file:line`` (lmdeploy <= 0.5, fixtures/lmdeploy/lmdeploy-106.log). TurboMind C++ (``.cc``/
-  ``.cu``) lines: ``[TM][WARN] <msg>``, a ``fatal`` as ``[TM][FATAL] <file>(34): Check failed:
-  <msg>`` (fixtures/lmdeploy/lmdeploy-112.log), a ``print`` bare. ``raise`` ->
-  ``ValueError: <msg>``, ``exception`` -> logger ERROR line.
-- MLC-LLM ``python``: ``[2025-02-08 12:57:08] INFO auto_config.py:70: <msg>``
-  (``python/mlc_llm/support/logging.py``); ``print`` bare; ``raise`` -> ``ValueError: <msg>``.
+Line formats: the real shapes of ``tools/other_shapes.py`` (each named after the fixture it comes
+from): TGI ``compact`` / ``ansi`` / ``json`` with a Python ``raise`` inside the shard's ``Error when
+initializing model`` traceback record; LMDeploy ``python`` / ``python-pid`` / ``python-nofile``
+with TurboMind's two logger eras and three fatal shapes; MLC-LLM ``python``; a ``raise`` of
+LMDeploy / MLC-LLM as a Python traceback. A template spanning several lines (a traceback) is hit
+when any of its lines is. ``--legacy`` renders the first tool's one-line shapes (TGI compact /
+json, LMDeploy python / python-nofile, a raise as a lone ``ValueError:`` line) to retake the
+figures taken with them (docs/other-engine-coverage.md).
 
 Prints ``<engine>/<format> <kind>: ok/total`` rows and ``coverage=<hit>/<total>=<rate>`` per
 engine (the templates counted once, a line recognised in ANY of its engine's formats counts as
@@ -52,6 +42,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.append(str(Path(__file__).resolve().parent))
+import other_shapes as shapes  # noqa: E402
 TEMPLATES = ROOT / "tests" / "data" / "other-engines" / "templates-other.jsonl"
 ENGINES = ("tgi", "lmdeploy", "mlc-llm")
 #: kinds whose right answer is "this is not a kernel choice" (docs/other-engine-coverage.md)
@@ -79,7 +71,7 @@ FILL = [
      "quantize_dtype='int4', storage_dtype='uint32', model_dtype='float16')"),
     ("self.target.export", "{'kind': 'cuda', 'arch': 'sm_90', 'max_num_threads': 1024}"),
     ("quantization", "q4f16_1"), ("status", "frozen"), ("group_name", "group_0"),
-    ("err", "RuntimeError: CUDA error: no kernel image is available"), ("block", "128"),
+    ("err", "RuntimeError: CUDA error: no kernel image is available for execution on the device"), ("block", "128"),
     ("weights.loader", "Fp8Loader"), ("value", "4096"), ("available", "['qweight']"),
     ("pfx", "'model.layers.0.mlp'"), ("_formats", "['awq', 'gptq']"), ("int(self.", "1"),
     ("self.opt", "flashinfer=1;cublas_gemm=1;faster_transformer=0;cudagraph=1;cutlass=1"),
@@ -107,8 +99,9 @@ def fill_expr(expr: str) -> str:
     return "128"
 
 
-def render(template: str) -> str:
-    """The template with every ``{..}`` / ``%s`` placeholder filled, on one line (str)."""
+def render(template: str, oneline: bool = True) -> str:
+    """The template with every ``{..}`` / ``%s`` placeholder filled (str), on one line unless
+    ``oneline`` is false (then a ``\\n`` of the source stays a line break, as the engine prints it)."""
     out, pos = [], 0
     toks = sorted([(m.start(), m.end(), "pct", m.group(0)) for m in PCT.finditer(template)]
                   + [(m.start(), m.end(), "brace", m.group(1)) for m in BRACE.finditer(template)])
@@ -142,15 +135,16 @@ def render(template: str) -> str:
             out.append(value)
         pos = end
     out.append(template[pos:])
-    return "".join(out).replace("\n", " ").replace("{{", "{").replace("}}", "}")
+    text = "".join(out).replace("{{", "{").replace("}}", "}")
+    return text.replace("\n", " ") if oneline else text
 
 
-def message(t: dict) -> str:
+def message(t: dict, oneline: bool = True) -> str:
     """The message a template prints. A ``__str__`` template is no line of its own: TGI prints a
     compressed-tensors loader's ``__str__`` only inside ``Using {loader} for compressed-tensors
     target '{target}'`` (``layers/compressed_tensors/loader.py``; tgi.md section 2.5)."""
     fn = str(t.get("function", ""))
-    msg = render(t["template"].replace("{self.__class__.__name__}", fn.split(".")[0] if "." in fn else "{self.__class__.__name__}"))
+    msg = render(t["template"].replace("{self.__class__.__name__}", fn.split(".")[0] if "." in fn else "{self.__class__.__name__}"), oneline)
     if fn.endswith(".__str__") and t.get("engine") == "tgi":
         return f"Using {msg} for compressed-tensors target 'Linear'"
     return msg
@@ -198,9 +192,14 @@ def mlc_line(t: dict, msg: str, i: int, fmt: str) -> str:
     return f"[2025-02-08 12:57:{i % 60:02d}] {_lvl(t['level'])} {Path(t['file']).name}:{70 + i % 90}: {msg}"
 
 
-FORMATS = {"tgi": (tgi_line, ("compact", "json")),
-           "lmdeploy": (lmdeploy_line, ("python", "python-nofile")),
-           "mlc-llm": (mlc_line, ("python",))}
+#: the first tool's shapes (one line a template, a raise as a lone ``ValueError:`` line), kept
+#: for ``--legacy`` so the figures taken with them can be retaken
+LEGACY_FORMATS = {"tgi": (tgi_line, ("compact", "json")),
+                  "lmdeploy": (lmdeploy_line, ("python", "python-nofile")),
+                  "mlc-llm": (mlc_line, ("python",))}
+#: the real shapes (tools/other_shapes.py, each from a fixture): ANSI TGI, LMDeploy's pid format,
+#: TurboMind's v0.13+ prefix and its fatal shapes, a raise inside its Python traceback
+FORMATS = shapes.FORMATS
 
 
 def load(path: Path = TEMPLATES) -> list[dict]:
@@ -227,38 +226,45 @@ def hits(report: dict, deep: bool) -> set[int]:
     return hit
 
 
-def measure(rows: list[dict], engine: str, fmt: str, deep: bool, keep: Path | None = None):
+def measure(rows: list[dict], engine: str, fmt: str, deep: bool, keep: Path | None = None,
+            formats: dict | None = None):
     """Scan the synthetic log of ``engine`` in ``fmt``. Returns ``(ok, lines, engines)``: a list of
-    booleans per row, the synthetic lines, and the engine names of the report's runs."""
+    booleans per row, the synthetic text per row (several lines for a traceback: the row is hit
+    when any of its lines is), and the engine names of the report's runs."""
     import logscan  # imported here so ``--help`` works without the package
 
-    make, _ = FORMATS[engine]
-    msgs = [message(t) for t in rows]
-    lines = [make(t, m, i, fmt) for i, (t, m) in enumerate(zip(rows, msgs))]
+    make, _ = (formats or FORMATS)[engine]
+    msgs = [message(t, oneline=formats is LEGACY_FORMATS) for t in rows]
+    blocks = [make(t, m, i, fmt) for i, (t, m) in enumerate(zip(rows, msgs))]
+    spans, n = [], 1
+    for b in blocks:
+        k = b.count("\n") + 1
+        spans.append(range(n, n + k))
+        n += k
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / f"{engine}-{fmt}.log"
-        log.write_text("\n".join(lines) + "\n")
+        log.write_text("\n".join(blocks) + "\n")
         if keep:
             keep.mkdir(parents=True, exist_ok=True)
             (keep / log.name).write_text(log.read_text())
         report = json.loads(logscan.scan(log).model_dump_json())
     hit = hits(report, deep)
     names = [r["engine"]["name"] for r in report["runs"]]
-    ok = [i in hit for i in range(1, len(lines) + 1)]
+    ok = [any(i in hit for i in span) for span in spans]
     # the same sentence from two source files (``Using GPTQ-Marlin kernels`` in gptq.py and
     # wna16_int.py) is one fact: the report gives it one object, at its first line
     seen = {m for m, good in zip(msgs, ok) if good}
-    return [good or m in seen for m, good in zip(msgs, ok)], lines, names
+    return [good or m in seen for m, good in zip(msgs, ok)], blocks, names
 
 
-def measure_isolated(rows: list[dict], engine: str, fmt: str, deep: bool):
+def measure_isolated(rows: list[dict], engine: str, fmt: str, deep: bool, formats: dict | None = None):
     """As :func:`measure`, but each template alone in its own one-line log: a report keeps one
     finding per code and one selection per kernel, so in the shared log a second sentence stating
     the same fact (``exllamav2_kernels not installed`` after ``Exllama GPTQ cuda kernels ... not
     currently installed``) has no object of its own although logscan reads it."""
     oks, lines, names = [], [], []
     for i, t in enumerate(rows):
-        ok, line, name = measure([t], engine, fmt, deep)
+        ok, line, name = measure([t], engine, fmt, deep, formats=formats)
         oks += ok
         lines += line
         names += name
@@ -266,23 +272,24 @@ def measure_isolated(rows: list[dict], engine: str, fmt: str, deep: bool):
 
 
 def coverage(engine: str, deep: bool, rows: list[dict] | None = None, keep: Path | None = None,
-             isolated: bool = False) -> dict:
+             isolated: bool = False, legacy: bool = False) -> dict:
     """Coverage of one engine: ``{"formats": {fmt: {"by_kind": {kind: [ok, total]}, "engines": [..],
     "identified": bool}}, "hit": n, "total": n, "choice_hit": n, "choice_total": n, "misses": [..]}``.
     A template counts as hit only when it is hit in every format of its engine."""
     rows = [t for t in (rows if rows is not None else load()) if t["engine"] == engine]
     out: dict = {"formats": {}, "misses": []}
     all_ok = [True] * len(rows)
-    for fmt in FORMATS[engine][1]:
-        ok, lines, names = (measure_isolated(rows, engine, fmt, deep) if isolated
-                            else measure(rows, engine, fmt, deep, keep))
+    formats = LEGACY_FORMATS if legacy else FORMATS
+    for fmt in formats[engine][1]:
+        ok, lines, names = (measure_isolated(rows, engine, fmt, deep, formats) if isolated
+                            else measure(rows, engine, fmt, deep, keep, formats))
         by_kind: dict[str, list[int]] = {}
         for t, good, line in zip(rows, ok, lines):
             by_kind.setdefault(t["kind"], [0, 0])
             by_kind[t["kind"]][0] += good
             by_kind[t["kind"]][1] += 1
             if not good:
-                out["misses"].append(f"{fmt} [{t['kind']}] {line}")
+                out["misses"].append(f"{fmt} [{t['kind']}] {line.splitlines()[-1]}")
         out["formats"][fmt] = {"by_kind": by_kind, "engines": sorted(set(names)),
                                "identified": engine in names and set(names) <= {engine, "unknown"}}
         all_ok = [a and b for a, b in zip(all_ok, ok)]
@@ -299,11 +306,12 @@ def main(argv=None) -> int:
     ap.add_argument("--deep", action="store_true", help="count only lines giving a selection, a finding, an attention choice or an event with captured parts")
     ap.add_argument("--keep", type=Path, default=None, help="write the synthetic logs into this folder")
     ap.add_argument("--isolated", action="store_true", help="scan each template alone (no finding / selection merged with an earlier line's)")
+    ap.add_argument("--legacy", action="store_true", help="the first tool's one-line shapes (to retake its figures)")
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every missed line")
     args = ap.parse_args(argv)
     rows = load(args.templates)
-    result = {e: coverage(e, args.deep, rows, args.keep, args.isolated) for e in args.engine.split(",")}
+    result = {e: coverage(e, args.deep, rows, args.keep, args.isolated, args.legacy) for e in args.engine.split(",")}
     if args.json:
         print(json.dumps(result, indent=1))
         return 0

@@ -110,7 +110,7 @@ def literal_plan(keywords: Iterable[str], case_sensitive: Iterable[str], gate_ke
     literal left out when an everywhere literal already finds it. Kept in ``memo`` (keyed by
     the inputs) when one is given."""
     keywords, case_sensitive = list(keywords), list(case_sensitive)
-    key = ("literal-plan-2", tuple(keywords), tuple(case_sensitive), tuple(tuple(g) for g in gate_keywords))
+    key = ("literal-plan", tuple(keywords), tuple(case_sensitive), tuple(tuple(g) for g in gate_keywords))
     if memo is not None and key in memo:
         return memo[key]
     literals = minimal_literals(keywords)
@@ -118,13 +118,6 @@ def literal_plan(keywords: Iterable[str], case_sensitive: Iterable[str], gate_ke
     low = sorted({k.lower() for k in sens})
     covered = _containing(low, literals) | (set(low) & set(literals))
     sensitive = [k for k in sens if k.lower() not in covered]
-    # a case-sensitive literal that is not a plain word (letters and spaces) is searched caseless:
-    # a superset of its hits, and the main database's case-sensitive literals cost ~0.16 ms/MB
-    # (speed36); words (``Error``, ``Selected ``) stay exact, caseless they hit thousands of lines
-    fold = [k for k in sensitive if not re.fullmatch(rb"[A-Za-z ]+", k)]
-    if fold:
-        sensitive = [k for k in sensitive if k not in fold]
-        literals = minimal_literals([k.decode("utf-8") for k in literals + fold])
     per_gate = []
     for kws in gate_keywords:
         lits = minimal_literals(kws)

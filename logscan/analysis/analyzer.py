@@ -20,7 +20,7 @@ from ..models import Event, Run
 from ..packs.loader import CompiledRule, Pack, PackSet
 from .close import FindingSet, close_run
 from .engine_facts import PLATFORMS, candidate_releases, kernel_of
-from .imports import chatter_note, folds_into, stays_in
+from .imports import chatter_note, folds_into, imports, stays_in
 from .libhosts import library_only
 from . import boundary, machine_lines
 from .ladders import LadderIndex
@@ -217,6 +217,10 @@ class Analyzer:
     def _engine_sure(self, ev: Event, r, pack: Pack, prefix_engine: Optional[str], context_engine: Optional[str],
                      run: Optional[RunState]) -> tuple[str, bool]:
         """``boundary.engine_of`` for a non-identity event, unsure when the hint came from a disowned library."""
+        if context_engine and not r.generic and imports(self, pack.engine, context_engine):
+            # the last prefixed line was a library's that this pack's engine imports (FlashInfer's
+            # '[TensorRT-LLM][ERROR] ...' in vLLM's process): no hint against the rule's own engine
+            context_engine = None
         engine, sure = boundary.engine_of(prefix_engine, context_engine, pack.engine, r.starts_run or r.names_engine,
                                           run, ev.source)
         if (sure and not prefix_engine and not (r.starts_run or r.names_engine)

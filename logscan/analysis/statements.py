@@ -44,6 +44,12 @@ def as_stated_for(rule, run: "RunState"):
     quantization method its regex fully matches) the rule with that family, registry hint and
     cost class and no finding; else ``rule`` itself (unstated quantization: the sentence's own
     reading stands). The copy is made once per rule."""
+    quiet = getattr(rule, "no_finding_when", None)
+    if quiet and rule.finding and asked_for(quiet, run):
+        got = _ASKED.get(rule.id)
+        if got is None or got[0] is not rule:
+            got = _ASKED[rule.id] = (rule, rule.model_copy(update=dict(finding=None)))
+        return got[1]
     own = getattr(rule, "checkpoint_own", None)
     quant = (run.config.quantization or "").strip().lower()
     if own is None or not quant or not rxcache.fullmatch(own.quantization, quant):
@@ -58,6 +64,19 @@ def as_stated_for(rule, run: "RunState"):
 
 #: rule id -> (rule, its checkpoint-own reading)
 _OWN: dict = {}
+#: rule id -> (rule, its reading without a finding when the run asked for it)
+_ASKED: dict = {}
+
+
+def asked_for(quiet: dict, run: "RunState") -> bool:
+    """Whether ``run`` states one of the facts of ``quiet`` (``Rule.no_finding_when``: fact -> regex) with a
+    value the regex fully matches, case-insensitively: the run asked for what the rule's line reports."""
+    extra = run.config.extra or {}
+    for key, rx in quiet.items():
+        value = extra.get(key)
+        if isinstance(value, str) and value.strip() and rxcache.fullmatch(rx, value.strip().lower()):
+            return True
+    return False
 
 
 def gpu_statements(ctx: "Analyzer", run: "RunState", add_finding, machine, origin) -> None:

@@ -186,6 +186,11 @@ class Rule(_Strict):
     lacks_native: Optional[str] = None
     #: the line under a checkpoint whose own weight-only format it prepares (``CheckpointOwn``)
     checkpoint_own: Optional[CheckpointOwn] = None
+    #: run fact -> regex: when the run states that fact and its value fully matches (case-insensitive),
+    #: the line keeps its event and facts but raises no finding: the user asked for what the line says
+    #: happened (LMDeploy's 'Fallback to pytorch engine because ... not supported by turbomind engine'
+    #: under 'lmdeploy serve ... --backend pytorch', lmdeploy-176; ``analysis/statements.as_stated_for``)
+    no_finding_when: dict[str, str] = _field(default_factory=dict)
     #: the activation scheme the rule's cost class assumes where its sentence does not say (``AssumedScheme``)
     assumes: Optional[AssumedScheme] = None
     #: a selection-grammar shape (``rules/85-grammar.toml``): how an engine states a choice in

@@ -248,7 +248,8 @@ class Analyzer:
         if here and run_engine != engine and sure and not run.engine_sure and not chatter_of:
             takes, run_engine = True, engine
         closes = (not here or run_engine != engine
-                  or (r.starts_run and (run.started or boundary.ended(run)) and boundary.has_substance(run))
+                  or (r.starts_run and (run.started or boundary.ended(run)) and boundary.has_substance(run)
+                      and not boundary.child_start(run, r, ev, self._shared))
                   or self._other_process(run, r, ev) or boundary.restarted(run, r, ev))
         return engine, sure, chatter_of, takes, bool(closes)
 

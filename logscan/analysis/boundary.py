@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..models import Event
-from .newstart import note, once_per_start, other_process, repeated_start
-from .runstate import RunState, set_facts
+from .newstart import _stranger, named_model, note, once_per_start, other_process, repeated_start, role, same_model
+from .runstate import RunState, set_facts, version_token
 
 
 #: kinds of the lines a start logs as it begins (``command_opens``; ``has_substance`` ignores them):
@@ -46,6 +46,31 @@ def restarted(run: RunState, r, ev: Event) -> bool:
     if run.source != ev.source or ev.line < run.first_line:
         return False  # a multi-line event emitted late (its continuation held it) splits nothing
     return repeated_start(run, ev, once_per_start(r)) is not None
+
+
+def child_start(run: RunState, r, ev: Event, shared) -> bool:
+    """Whether start marker ``ev`` is the run's own start going on in a child process, not a new start.
+
+    vLLM V1's API server prints the banner, resolves the config (and may state choices:
+    'FA4 not available, forcing TRITON_ATTN backend', config.py) and then forks the engine core,
+    whose 'Initializing a V1 LLM engine (v0.25.1) with config: model=...' is a start marker of the
+    same start (vllm-365, -367, -353, -356: ``(APIServer pid=40298)`` then ``(EngineCore pid=40474)``).
+    It is when the run has not ended (no failure, ready or stop line), ``ev``'s process tag carries a
+    pid in a role the run has not heard from, near one of the run's pids (``newstart._PID_NEAR``),
+    and the version and model the line names agree with the run's. A line with no pid, a role the
+    run heard (another process of that role is another start, rule 2) or another model or release
+    still splits (docs/run-splitting.md rule 1)."""
+    if (ev.pid is None or not run.procs or ev.pid in run.procs or _stranger(run, ev)
+            or run.failed_line is not None or ended(run)):
+        return False
+    who = role(ev, shared)
+    if who is None or who in run.pids:
+        return False
+    version = (ev.groups.get("version") or "").strip()
+    if version and run.version and version_token(version).lstrip("vV") != run.version.lstrip("vV"):
+        return False
+    model = named_model(r.sets, ev)
+    return not (model and run.config.model and not same_model(model, run.config.model))
 
 
 def ended(run: RunState) -> bool:

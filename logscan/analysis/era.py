@@ -69,6 +69,9 @@ class EraGuess:
     #: the oldest release the candidates hold: a range that starts there may reach further back
     #: (a 0.5.3 log fits "0.5.5 .. 0.7.3" only because nothing older is known; new-user trial)
     oldest_known: Optional[str] = None
+    #: no release satisfies every hint that voted: the winners are a tie of releases each fitting only
+    #: some of them (two era-specific tags of disjoint ranges), so the range is no release's
+    split: bool = False
 
     @property
     def newest(self) -> str:
@@ -80,7 +83,11 @@ class EraGuess:
         rng = lo if lo == hi else f"{lo} .. {hi}"
         older = (f" (or older: {lo} is the oldest release logscan holds)"
                  if self.oldest_known is not None and lo == self.oldest_known else "")
-        text = f"releases {rng}{older} fit: " + "; ".join(self.evidence)
+        if self.split:
+            text = (f"releases {rng}{older} each fit only some of the hints, no release fits them all "
+                    f"(the hints disagree; the ladder read with is a guess): " + "; ".join(self.evidence))
+        else:
+            text = f"releases {rng}{older} fit: " + "; ".join(self.evidence)
         if self.disagreeing:
             text += " (disagreeing, outvoted: " + "; ".join(self.disagreeing) + ")"
         return text
@@ -100,4 +107,7 @@ def infer_release(hints: list[EraHint], known: list[str]) -> Optional[EraGuess]:
     winners = [rel for rel in known if scores[rel] == best]
     agree = [h.why for h in hints if any(h.allows(r) for r in winners)]
     disagree = [h.why for h in hints if not any(h.allows(r) for r in winners)]
-    return EraGuess(winners, agree, disagree, known[0] if known else None)
+    # every winner fits ``best`` hints; fewer than the hints that fit some winner: a tie of releases that
+    # each fit a different subset, so no release fits all the hints the range is built on
+    split = best < len(agree)
+    return EraGuess(winners, agree, disagree, known[0] if known else None, split)

@@ -16,7 +16,8 @@ from html import escape
 from typing import TYPE_CHECKING, Optional
 
 from ..models import Report, Run, Selection
-from .text import PARALLEL_SHOWN, RUN_NOTES, fact_rows, report_packs, selection_mark
+from .selection_notes import selection_notes
+from .text import PARALLEL_SHOWN, RUNG_SPLIT, RUN_NOTES, _incomplete_words, fact_rows, report_packs, selection_mark
 
 if TYPE_CHECKING:
     from ..packs.loader import PackSet
@@ -29,6 +30,7 @@ COLOURS = {"native": ("#e3f4e3", "#2e7d32"), "portable": ("#e0f2f1", "#00796b"),
            "emulated": ("#fde2e2", "#c53030"), "unknown": ("#eeeeee", "#666666")}
 
 _CSS = """
+pre.notes{white-space:pre-wrap;background:#f6f6f6;padding:6px 8px;margin:6px 0}p.doubt{color:#8a5a00}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1a1a1a;max-width:1100px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 h3{font-size:15px;margin:18px 0 6px}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
@@ -89,8 +91,14 @@ def _selection(run: Run, s: Selection, packs: "Optional[PackSet]" = None) -> lis
         out.append(f'<p>no ladder position: the shipped ladders do not hold <code>{_e(s.kernel)}</code>.</p>')
         return out
     out.append(f'<p class="mono">{_e(lp.registry)} · {_e(lp.platform)} · {_e(run.engine.name)} '
-               f'{_e(lp.ladder_version)} · rung {lp.rung} of {lp.rungs}'
+               f'{_e(lp.ladder_version)} · rung {lp.rung}{"?" if lp.elsewhere else ""} of {lp.rungs}'
                + (f", fell {lp.fell} rung(s)" if lp.fell else ", the engine's first choice") + "</p>")
+    if lp.elsewhere:  # the releases the run fits put the kernel on other rungs (text report's legend)
+        out.append(f'<p class="doubt">{_e(RUNG_SPLIT)}</p>')
+    notes = selection_notes(run, s, packs)  # what the text report says under the row: one source
+    if notes:
+        out.append('<pre class="notes mono">' + _e("\n".join(n.strip() if not n.startswith("      ") else "  " + n.strip()
+                                                             for n in notes)) + "</pre>")
     out.append(f'<ol class="ladder" data-registry="{_e(lp.registry)}" data-selected="{lp.rung}">')
     for i, (name, cost, gate) in enumerate(_ladder_rungs(run, s, packs), start=1):
         bg, border = COLOURS.get(cost, COLOURS["unknown"])
@@ -197,6 +205,9 @@ def render(report: Report, gate: "Optional[GateResult]" = None, packs: "Optional
         if notes:
             body.append(f'<div class="finding warning input-note">input {_e(s.source)}: '
                         + "; ".join(_e(n) for n in notes) + "</div>")
+    incomplete = _incomplete_words(report).lstrip("; ")  # the text summary's START_INCOMPLETE words
+    if incomplete:
+        body.append(f'<div class="finding warning incomplete">{_e(incomplete)}</div>')
     if not report.runs:
         body.append("<p>No engine log line was recognised.</p>")
     for run in report.runs:

@@ -15,6 +15,7 @@ from .escape import TableLine, report_line, visible_controls
 from .failure import stop_words
 from .inputs import input_error, input_warnings, unopened  # noqa: F401 (input_error: re-exported)
 from .table import render_table
+from .selection_notes import selection_notes
 
 if TYPE_CHECKING:
     from ..packs.loader import PackSet
@@ -207,42 +208,7 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
         if any(s.ladder and s.ladder.elsewhere for s in run.selections):
             out.append(f"  {RUNG_SPLIT}")
         for s in run.selections:
-            if s.ladder and s.ladder.fell:
-                from ..analysis.logged_ladder import logged_list_words
-
-                on = (f"{logged_list_words(s.ladder.logged_line)} ({s.ladder.registry}"
-                      if s.ladder.logged_list else f"{s.ladder.registry} ({s.ladder.platform}")
-                out.append(f"  {s.kernel}: fell {s.ladder.fell} better rung(s) on {on}, "
-                           f"{_title(name, packs)} {s.ladder.ladder_version}) below "
-                           + ", ".join(s.ladder.above[:6]) + (" ..." if len(s.ladder.above) > 6 else ""))
-                shown = s.ladder.above[:6]
-                for rung_name in shown:
-                    gate = s.ladder.stopped_by.get(rung_name, "")
-                    if gate:
-                        out.append(f"      {rung_name}: needs {clip(gate, 200)}")
-                if len(s.ladder.above) > len(shown):
-                    out.append(f"      ... and {len(s.ladder.above) - len(shown)} more (JSON ladder.stopped_by)")
-            if is_assumed(s.scheme):  # the ladder's scheme is an assumption of the line's rule
-                out.append(f"  {s.kernel}: {clip(s.reasoning or s.scheme, 600)}")
-            if (s.reasoning or "").startswith(_OFF_LIST_NOTE):  # chosen 'out of' a list that lacks it
-                out.append(f"  {s.kernel}: {clip(s.reasoning, 400)}")
-            if s.ladder and s.ladder.stated_refused:  # the log's own line refuses these rungs
-                out.append(f"  {s.kernel}: fallback explained by the log: {s.ladder.stated_by}, which "
-                           + clip(", ".join(s.ladder.stated_refused), 300) + " need")
-            if s.ladder and s.ladder.undecided:  # the run's known facts do not decide these rungs
-                out += unexplained_lines(s)
-            if s.refused is not None:  # the run's own failure refuses the kernel it selected
-                out.append(f"  {s.kernel}: refused by the run's own failure at line {s.refused.line} "
-                           f"({s.refused.code}): {clip(s.refused.reason, 240)}")
-            if s.ladder and s.ladder.elsewhere:  # the inferred releases disagree on the rung
-                out.append(f"  {s.kernel}: rung {s.ladder.rung}/{s.ladder.rungs} in {s.ladder.holds_in}, "
-                           + ", ".join(f"{x.rung}/{x.rungs} in {x.releases}"
-                                     + (f" (on {x.registry})" if x.registry != s.ladder.registry else "")
-                                     for x in s.ladder.elsewhere)
-                           + (" (the inferred releases disagree)" if e.version_source == "inferred"
-                              else " (the shipped releases disagree; the log names none)"))
-                if s.ladder.unplaced_in:  # releases the range fits whose ladders hold no such rung
-                    out.append(f"      no {s.family} ladder shipped for {s.ladder.unplaced_in} holds {s.kernel}")
+            out += selection_notes(run, s, packs)
     else:
         out.append("  no quantized kernel selection in this run")
     if run.attention:

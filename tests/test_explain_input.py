@@ -123,3 +123,21 @@ def test_a_scheme_too_short_for_a_label_match_lists_its_ladders():
     # a name that is no scheme and no rung stays unknown
     r = CliRunner().invoke(cli, ["explain", "FP9"])
     assert r.exit_code == 2 and "on no shipped ladder" in r.stdout
+
+
+def test_explain_a_scheme_walks_every_rung_and_names_each(tmp_path):
+    # trial 37: 'explain NVFP4' gave one label-matched rung per ladder (MarlinNvFp4LinearKernel on one release,
+    # B12xNvFp4LinearKernel on another) with no kernel named on the row, read as "NVFP4 is rung 10/14"
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "logscan.cli", "explain", "NVFP4", "--engine", "vllm"],
+                         capture_output=True, text=True, check=False).stdout
+    rows = [ln for ln in out.splitlines() if ": rung " in ln]
+    newest = [ln for ln in rows if "0.33.0 _POSSIBLE_NVFP4_KERNELS (nvfp4 linear, CUDA)" in ln]
+    import re
+
+    # every rung of the 0.33.0 NVFP4 linear list (a rung unchanged since an older release is on its older row)
+    assert {int(m) for ln in rows for m in re.findall(r"rung (\d+)/14 ", ln)} == set(range(1, 15))
+    assert any("rung 6/14 MarlinNvFp4LinearKernel, weight_only" in ln for ln in newest)
+    assert all(" rung " in ln and ln.split(": rung ", 1)[1].split(",")[0].count(" ") == 1 for ln in rows)

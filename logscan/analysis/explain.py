@@ -43,7 +43,11 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
     Sorted by engine, release, registry."""
     rows: list[dict] = []
     roles = None  # a scheme's ladders, read when no rung holds the name (FP8: too short a label)
-    for attempt in ("name", "scheme"):
+    # a scheme's name (NVFP4, MXFP4, FP8 ...) is walked as a scheme even where a rung label holds it: a
+    # label match picks one rung per ladder ('NVFP4' inside MarlinNvFp4LinearKernel on one release,
+    # B12xNvFp4LinearKernel on another), which reads as the scheme's rung (trial 37)
+    first = ("scheme",) if _scheme_roles(kernel) else ("name", "scheme")
+    for attempt in first:
         if attempt == "scheme":
             roles = _scheme_roles(kernel) if not rows else {}
             if not roles:

@@ -89,8 +89,11 @@ def render_explain(kernel: str, rows: list[dict]) -> str:
     names = [f"{r['engine']} {r['ladder_version']}" for r in rows]
     width = max(len(n) for n in names)
     for n, r in zip(names, rows):
+        # the rung's own name when it is not the name asked for (a scheme's every rung, a short label
+        # inside a class name): 'rung 3/7 MarlinNvFp4LinearKernel', never a bare 'NVFP4 ... rung 3/7'
+        named = f" {r['kernel']}" if r.get("kernel") and r["kernel"] != kernel else ""
         out.append(f"  {n:{width}} {r['registry']} ({r['role']}, {r['platform']}): "
-                   f"rung {r['rung']}/{r['rungs']}, {r['cost_class']}")
+                   f"rung {r['rung']}/{r['rungs']}{named}, {r['cost_class']}")
         if r.get("words") or r["gate"]:
             out.append(f"      gate: {r.get('words') or r['gate']}")
             if r["gate"] and r.get("words") and r["gate"] != r["words"]:

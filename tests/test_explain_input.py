@@ -141,3 +141,14 @@ def test_explain_a_scheme_walks_every_rung_and_names_each(tmp_path):
     assert {int(m) for ln in rows for m in re.findall(r"rung (\d+)/14 ", ln)} == set(range(1, 15))
     assert any("rung 6/14 MarlinNvFp4LinearKernel, weight_only" in ln for ln in newest)
     assert all(" rung " in ln and ln.split(": rung ", 1)[1].split(",")[0].count(" ") == 1 for ln in rows)
+
+
+def test_matrix_fp8_moe_says_llamacpp_refuses():
+    # GGUF has no FP8 weight type for experts either: the FP8 row's refusal, not 'no ladder' (trial 37)
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "logscan.cli", "matrix", "FP8-MOE", "--gpu", "A100"],
+                         capture_output=True, text=True, check=False).stdout
+    (row,) = [ln for ln in out.splitlines() if ln.strip().startswith("llamacpp")]
+    assert "refuses" in row

@@ -206,7 +206,10 @@ def initial_domains(gates: list[list[GateTerm]], machine: Machine, facts: dict[s
     for key, vals in seen.items():
         if isinstance(key, tuple) and key[0] == "values" and ("fact", key[1]) not in init:
             init[("fact", key[1])] = frozenset(vals | {OTHER})
-    init[("gfx",)] = frozenset({"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201", "gfx1250"})
+    # one target of each AMD family a ladder gates on: CDNA2/3/4, RDNA1 (gfx101x), RDNA2 (gfx103x), RDNA3 (gfx110x),
+    # RDNA3.5 (gfx115x), RDNA4 (gfx12xx) and gfx1250 (llama.cpp ggml-cuda common.cuh GGML_CUDA_CC_IS_RDNA*)
+    init[("gfx",)] = frozenset({"gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1030", "gfx1100", "gfx1151",
+                               "gfx1201", "gfx1250"})
     return init
 
 

@@ -37,23 +37,17 @@ def explain(packs: PackSet, kernel: str) -> list[dict]:
     class and gate (words and source expression). The name is matched as ``scan`` places a logged
     name (``LadderIndex._find``: class, logged alias, registry alias, enum member, then the
     least-qualified rung holding a short label), so every name ``scan`` prints is found.
-    A scheme no rung label holds (``FP8``: shorter than the four characters a label match needs)
-    gives every rung of the registries of its role on each engine (patterns/schemes.toml
-    ``[scheme.X.engines.E] role``), as ``ladder E X`` walks them.
+    A scheme's name (``FP8``, ``NVFP4``: patterns/schemes.toml, by id or alias) gives every rung of the
+    registries of its role on each engine (``[scheme.X.engines.E] role``), as ``ladder E X`` walks
+    them, even where a rung label holds the name.
     Sorted by engine, release, registry."""
     rows: list[dict] = []
-    roles = None  # a scheme's ladders, read when no rung holds the name (FP8: too short a label)
     # a scheme's name (NVFP4, MXFP4, FP8 ...) is walked as a scheme even where a rung label holds it: a
     # label match picks one rung per ladder ('NVFP4' inside MarlinNvFp4LinearKernel on one release,
     # B12xNvFp4LinearKernel on another), which reads as the scheme's rung (trial 37)
-    first = ("scheme",) if _scheme_roles(kernel) else ("name", "scheme")
-    for attempt in first:
-        if attempt == "scheme":
-            roles = _scheme_roles(kernel) if not rows else {}
-            if not roles:
-                break
-        for lf in sorted(_shipped_ladders(packs), key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
-            rows.extend(_rows(lf, kernel, roles))
+    roles = _scheme_roles(kernel) or None
+    for lf in sorted(_shipped_ladders(packs), key=lambda x: (x.engine, parse_version(x.version) or Version("0"))):
+        rows.extend(_rows(lf, kernel, roles))
     return rows
 
 

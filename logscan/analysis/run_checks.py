@@ -188,8 +188,7 @@ def same_gpu(g, machine) -> bool:
     rocm36 trial, fixtures/llamacpp/llamacpp-246)."""
     if g.name == machine.gpu:
         return True
-    gfx = getattr(machine, "gfx", None)
-    return bool(gfx and g.gfx and g.platform == "ROCM" and g.gfx == gfx)
+    return bool(machine.gfx and g.gfx and g.platform == "ROCM" and g.gfx == machine.gfx)
 
 
 def disabled_kernels(run: RunState) -> dict[str, str]:

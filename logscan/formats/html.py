@@ -12,6 +12,7 @@ untrusted: everything is escaped with ``html.escape``.
 """
 from __future__ import annotations
 
+import textwrap
 from html import escape
 from typing import TYPE_CHECKING, Optional
 
@@ -97,8 +98,7 @@ def _selection(run: Run, s: Selection, packs: "Optional[PackSet]" = None) -> lis
         out.append(f'<p class="doubt">{_e(RUNG_SPLIT)}</p>')
     notes = selection_notes(run, s, packs)  # what the text report says under the row: one source
     if notes:
-        out.append('<pre class="notes mono">' + _e("\n".join(n.strip() if not n.startswith("      ") else "  " + n.strip()
-                                                             for n in notes)) + "</pre>")
+        out.append('<pre class="notes mono">' + _e(textwrap.dedent("\n".join(notes))) + "</pre>")
     out.append(f'<ol class="ladder" data-registry="{_e(lp.registry)}" data-selected="{lp.rung}">')
     for i, (name, cost, gate) in enumerate(_ladder_rungs(run, s, packs), start=1):
         bg, border = COLOURS.get(cost, COLOURS["unknown"])

@@ -16,11 +16,25 @@ if TYPE_CHECKING:
     from ..models import Run, Selection
     from ..packs.loader import PackSet
 
+#: how a selection's reasoning begins when it was chosen 'out of' a logged list that lacks it
+_OFF_LIST_NOTE = "not on its logged list:"
+
+
+def unexplained_lines(s) -> list[str]:
+    """A selection's UNEXPLAINED fallback (``ladder.undecided``): the rungs above it whose needs
+    the run's known facts leave undecided, each with those needs (text report and HTML page alike)."""
+    und = s.ladder.undecided
+    out = [f"  {s.kernel}: fallback UNEXPLAINED: what the log states does not decide "
+           + ", ".join(f"rung {u.rung} {u.kernel}" for u in und[:6]) + (" ..." if len(und) > 6 else "")]
+    for u in und[:6]:
+        out.append(f"      {u.kernel}: undecided: {clip('; '.join(u.needs), 300)}")
+    return out
+
 
 def selection_notes(run: "Run", s: "Selection", packs: "Optional[PackSet]" = None) -> list[str]:
     """The text report's lines (two-space indent) about selection ``s`` of ``run``; ``[]`` when its
     ladder position needs no note. ``packs``: those the report was read with (engine titles)."""
-    from .text import _OFF_LIST_NOTE, _title, unexplained_lines
+    from .text import _title  # text imports this module: a late import
 
     e = run.engine
     name = e.read_with or e.name  # the pack the run was read with (text.py's ladders line)

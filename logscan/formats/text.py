@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from .clip import clip
-from ..analysis.assumed import is_assumed
 from ..models import InputStats, Report, Run
 from ..models_run import CONFIG_SHOWN
 from .escape import TableLine, report_line, visible_controls
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 
 
 #: how a selection chosen 'out of' a logged list that lacks it is noted (``analysis.logged_ladder.OFF_LIST_NOTE``)
-_OFF_LIST_NOTE = "not on its logged list:"
 #: Lines of a run's "Not understood" section printed in the text report (``--unexplained`` lists all).
 MAX_UNEXPLAINED_SHOWN = 20
 
@@ -45,17 +43,6 @@ def selection_mark(s) -> str:
     if reasoning.startswith(TRACEBACK):
         return " (traceback)"
     return " (unconfirmed)" if reasoning.startswith(UNCONFIRMED) else ""
-
-
-def unexplained_lines(s) -> list[str]:
-    """A selection's UNEXPLAINED fallback (``ladder.undecided``): the rungs above it whose needs
-    the run's known facts leave undecided, each with those needs (text and Markdown alike)."""
-    und = s.ladder.undecided
-    out = [f"  {s.kernel}: fallback UNEXPLAINED: what the log states does not decide "
-           + ", ".join(f"rung {u.rung} {u.kernel}" for u in und[:6]) + (" ..." if len(und) > 6 else "")]
-    for u in und[:6]:
-        out.append(f"      {u.kernel}: undecided: {clip('; '.join(u.needs), 300)}")
-    return out
 
 
 #: the parallelism beyond TP a config line shows (``config.extra``, ``analysis.runstate.PARALLEL_FACTS``)

@@ -77,3 +77,23 @@ def test_engines_of_the_batch():
     for name in ("trtllm-200", "trtllm-201"):
         assert {r["engine"]["name"] for r in runs_of(_fx(name))} == {"trtllm"}, name
     assert {r["engine"]["name"] for r in runs_of(_fx("other-141"))} == {"unknown"}  # stable-diffusion.cpp
+
+
+# -- llama.cpp's verbose log format without a level letter -----------------------------------------
+
+def test_timestamp_without_level_letter_is_the_common_log_prefix_on_the_real_log():
+    # '0.14.603.693 D:/a/.../ggml-cuda.cu:106: ROCm error': common/log.cpp's timestamp, no level letter,
+    # then ggml's abort whose Windows drive letter is not a level: the start died there
+    (run,) = runs_of(_fx("llamacpp-261"))
+    assert run["start_failure"] and run["start_failure"]["line"] == 6, run["start_failure"]
+    assert "UNSUPPORTED_ON_ARCH" not in finding_codes(run)
+
+
+@pytest.mark.parametrize("line, failed", [
+    ("0.14.603.693 /opt/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error", True),
+    ("0.14.603.693 E /opt/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error", True),
+    ("0.14.603.693 I load_tensors: offloaded 41/41 layers to GPU", False),
+])
+def test_level_letter_is_optional_in_the_verbose_format(tmp_path, line, failed):
+    (run,) = runs_of(write_log(tmp_path, "0.00.023.119 I ggml_cuda_init: found 1 CUDA devices:\n" + line + "\n"))
+    assert bool(run["start_failure"]) is failed

@@ -77,6 +77,16 @@ UNSEEN = [
      "sglang.grammar.cannot-build-for-method", "moe_kernel", "step"),
 ]
 
+UNSEEN += [
+    # ModelOpt's saved quantization state restored, or not and calibrated again (ModelOptModelLoader)
+    ("Failed to restore quantized model from /ckpt/state.pth: version mismatch", "sglang.grammar.quantized-restore", "quant_method", "error"),
+    ("Failed to restore the checkpoint from s3://bucket/modelopt.pth: timeout", "sglang.grammar.quantized-restore", "quant_method", "source"),
+    ("Restored quantized checkpoint from /ckpt/modelopt_fp8.pth", "sglang.grammar.quantized-restore", "quant_method", "source"),
+    ("Proceeding with calibration based quantization", "sglang.grammar.quantized-restore", "quant_method", "method"),
+    ("Proceeding with PTQ-based quantization (512 samples)", "sglang.grammar.quantized-restore", "quant_method", "method"),
+    ("Failed to restore from /x/y.pth: RuntimeError: size mismatch", "sglang.grammar.quantized-restore", "quant_method", "error"),
+]
+
 #: (message, the shape it resembles and must not be taken by)
 NEAR_MISSES = [
     ("Skipping block quantization checks for weight partition.", "sglang.grammar.skipping-layer-quantization"),
@@ -88,6 +98,8 @@ NEAR_MISSES = [
     ("Model is not quantized, quantizing it now.", "sglang.grammar.already-quantized"),
     ("Only support per-tensor scaling factor for fp8 KV cache", "sglang.grammar.kv-scaling-factors"),
     ("layer[3] uses quant_method=ModelOptFp8MoEMethod", "sglang.grammar.cannot-build-for-method"),
+    ("Cannot restore flashinfer TRT-LLM BF16 MoE weight shape for w13_weight: current shape=(8, 4096), expected shape=(8, 2048).",
+     "sglang.grammar.quantized-restore"),
 ]
 
 

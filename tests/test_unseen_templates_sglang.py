@@ -85,6 +85,15 @@ UNSEEN += [
     ("Proceeding with calibration based quantization", "sglang.grammar.quantized-restore", "quant_method", "method"),
     ("Proceeding with PTQ-based quantization (512 samples)", "sglang.grammar.quantized-restore", "quant_method", "method"),
     ("Failed to restore from /x/y.pth: RuntimeError: size mismatch", "sglang.grammar.quantized-restore", "quant_method", "error"),
+    # the checkpoint's quantization config file could not be read (ModelConfig._parse_quant_hf_config)
+    ("Failed to check hf_quant_config.json: nvidia/DeepSeek-R1-FP4 Connection timed out",
+     "sglang.grammar.quant-config-check-skipped", "quant_method", "error"),
+    ("Failed to read hf_quant_config.json: /models/llama-fp8 [Errno 13] Permission denied",
+     "sglang.grammar.quant-config-check-skipped", "quant_method", "model"),
+    ("Failed to download hf_quant_config.json for nvidia/Qwen3-FP8: HTTP 401", "sglang.grammar.quant-config-check-skipped", "quant_method", "model"),
+    ("Failed to parse quant_config.json: /models/x Expecting value: line 1 column 1",
+     "sglang.grammar.quant-config-check-skipped", "quant_method", "error"),
+    ("HF_HUB_OFFLINE set, skipping hf_quant_config.json download", "sglang.grammar.quant-config-check-skipped", "quant_method", "cause"),
 ]
 
 #: (message, the shape it resembles and must not be taken by)
@@ -100,6 +109,7 @@ NEAR_MISSES = [
     ("layer[3] uses quant_method=ModelOptFp8MoEMethod", "sglang.grammar.cannot-build-for-method"),
     ("Cannot restore flashinfer TRT-LLM BF16 MoE weight shape for w13_weight: current shape=(8, 4096), expected shape=(8, 2048).",
      "sglang.grammar.quantized-restore"),
+    ("Loaded hf_quant_config.json from /models/x", "sglang.grammar.quant-config-check-skipped"),
 ]
 
 

@@ -28,6 +28,16 @@ UNSEEN = [
     ("ERROR", "core.py", "NotImplementedError: No MXFP4 MoE backend supports the deployment configuration.",
      "kernel_not_found", "KERNEL_NOT_FOUND"),
     ("ERROR", "core.py", "NotImplementedError: Mxfp4 LoRA is currently only supported on CUDA.", "failure", None),
+    # sgcov37: rewordings of gguf.py's 'GGUF has precision issues with bfloat16 on Blackwell.' (a dtype the
+    # method drops on an arch; vllm.grammar.precision-issues-on): an event with its parts, no finding
+    ("WARNING", "gguf.py", "GGUF has known precision issues with bfloat16 on Blackwell GPUs; using float16.", "quant_method", None),
+    ("WARNING", "gguf.py", "GGUF has precision issues with bf16 on SM120.", "quant_method", None),
+    ("WARNING", "bitsandbytes.py", "Bitsandbytes has precision issues with float16 on Turing devices.", "quant_method", None),
+    ("WARNING", "gguf.py", "GGUF shows precision issues with bfloat16 on ROCm.", "quant_method", None),
+    ("WARNING", "awq.py", "AWQ has numerical precision issues with fp16 on gfx950.", "quant_method", None),
+    ("WARNING", "gguf.py", "GGUF has precision issues with bfloat16 on Blackwell devices.", "quant_method", None),
+    # a caveat with no dtype and arch stays the event-only family's (vllm.family.caveat)
+    ("WARNING", "gguf.py", "GGUF dequantization may have precision issues.", "fallback_warning", None),
 ]
 
 

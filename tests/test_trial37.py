@@ -1,12 +1,14 @@
-"""New-user trial 37 (real logs logscan had never seen, tests/data/trial37/; also fixtures/ vllm-395,
-vllm-396, sglang-330, trtllm-215, mlc-llm-190): each fix on the real log, with a counter-example."""
+"""New-user trial 37 (real logs logscan had never seen, now fixtures/ vllm-395, vllm-396, sglang-330,
+trtllm-215, mlc-llm-190): each fix on the real log, with a counter-example."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from logscan.api import scan
 
-DATA = Path(__file__).parent / "data" / "trial37"
+FIX = Path(__file__).parents[1] / "fixtures"
+A_LOG = FIX / "vllm" / "vllm-395.log"  # vLLM issue 49070 (trial 37 a-vllm49070.log)
+B_LOG = FIX / "sglang" / "sglang-330.log"  # SGLang issue 18875 (trial 37 b-sglang18875.log)
 
 
 def _write(tmp_path, text: str) -> str:
@@ -17,7 +19,7 @@ def _write(tmp_path, text: str) -> str:
 
 # 1. a Triton CompilationError excerpt's `def <name>(` names the kernel of the error below it
 def test_compilation_error_def_names_the_kernel():
-    r = scan(str(DATA / "b-sglang18875.log"))
+    r = scan(str(B_LOG))
     f = next(f for f in r.runs[0].findings if f.code == "UNSUPPORTED_ON_ARCH")
     assert f.kernel == "fused_moe_kernel"
     assert any("CompilationError excerpt begins at its `def fused_moe_kernel(`" in x for x in f.reasons)
@@ -54,7 +56,7 @@ def test_excerpt_not_starting_at_def_names_no_kernel(tmp_path):
 def test_gpu_keeps_the_refused_rungs_reasons():
     from logscan.formats.text import render as render_text
 
-    r = scan(str(DATA / "a-vllm49070.log"), gpu="H200")
+    r = scan(str(A_LOG), gpu="H200")
     s = r.runs[0].selections[0]
     assert s.kernel == "MARLIN" and s.ladder.fell == 0
     ref = s.ladder.refused_on_gpu
@@ -67,5 +69,39 @@ def test_gpu_keeps_the_refused_rungs_reasons():
 
 def test_gpu_that_could_run_them_leaves_them_fallen():
     # on B200 the rungs could pass: they are fallen below (UNEXPLAINED), not refused
-    s = scan(str(DATA / "a-vllm49070.log"), gpu="B200").runs[0].selections[0]
+    s = scan(str(A_LOG), gpu="B200").runs[0].selections[0]
     assert s.ladder.fell == 2 and not s.ladder.refused_on_gpu
+
+
+# 4. an issue template's GPU bullet is read through markdown emphasis and code spans
+def test_markdown_bold_gpu_bullet_is_read():
+    r = scan(str(A_LOG))
+    extra = r.runs[0].config.extra
+    assert extra.get("gpu_one_of") == "NVIDIA H200, H100" and extra.get("gpu_one_of_cc") == "90"
+    # judged on sm90: the sm10x rungs are refused by it, not UNEXPLAINED
+    s = r.runs[0].selections[0]
+    assert not s.ladder.undecided and set(s.ladder.refused_on_gpu) == {"FLASHINFER_TRTLLM", "FLASHINFER_CUTLASS"}
+
+
+def test_gpu_in_a_does_not_happen_sentence_is_not_read(tmp_path):
+    log = ("- GPU: **NVIDIA B200** (does not happen on H100)\n"
+           + (A_LOG).read_text().splitlines()[3] + "\n")
+    r = scan(_write(tmp_path, log))
+    assert "gpu_one_of" not in r.runs[0].config.extra and r.runs[0].config.gpu is None
+
+
+def test_single_bold_gpu_is_read(tmp_path):
+    log = ("- GPU: **NVIDIA H200**\n" + (A_LOG).read_text().splitlines()[3] + "\n")
+    assert "H200" in (scan(_write(tmp_path, log)).runs[0].config.gpu or "")
+
+
+# 5. CUTLASS's per-tactic shared-memory refusal (autotuner skips it) is no error; Triton's raised one is
+def test_cutlass_tactic_smem_refusal_is_no_error():
+    r = scan(str(FIX / "trtllm" / "trtllm-215.log"))
+    assert not r.runs[0].findings
+
+
+def test_triton_out_of_resources_raised_is_unsupported_on_arch(tmp_path):
+    log = ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, "
+           "Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n")
+    assert [f.code for f in scan(_write(tmp_path, log)).runs[0].findings] == ["UNSUPPORTED_ON_ARCH"]

@@ -105,3 +105,43 @@ def test_triton_out_of_resources_raised_is_unsupported_on_arch(tmp_path):
     log = ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, "
            "Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n")
     assert [f.code for f in scan(_write(tmp_path, log)).runs[0].findings] == ["UNSUPPORTED_ON_ARCH"]
+
+
+# 2. SGLang's FP8 MoE ladder (patterns/matrix/sglang-0.5.23-fp8-moe.toml, the 0.5.23 wheel's
+#    Fp8MoEMethod.create_moe_runner): ladder / explain / matrix have an SGLang row
+def _ladder(*args: str) -> list[str]:
+    import json
+
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+
+    r = CliRunner().invoke(cli, ["ladder", "sglang", "FP8-MOE", *args, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    return [x["kernel"] for x in json.loads(r.output)["rungs"] if x["predicted"]]
+
+
+def test_sglang_fp8_moe_auto_is_triton():
+    assert _ladder("--gpu", "H100") == ["triton"]
+
+
+def test_sglang_fp8_moe_deepgemm_needs_a_deepep_style_a2a():
+    assert _ladder("--gpu", "H100", "--with", "deep_gemm", "--env", "--moe-a2a-backend=deepep") == ["deep_gemm"]
+    # counter-example: deep_gemm installed but the standard a2a backend: auto stays on Triton
+    assert _ladder("--gpu", "H100", "--with", "deep_gemm") == ["triton"]
+
+
+def test_sglang_fp8_moe_flashinfer_cutlass_has_no_fp8_path():
+    assert _ladder("--gpu", "B200", "--with", "flashinfer", "--env", "--moe-runner-backend=flashinfer_cutlass") == ["triton"]
+    assert _ladder("--gpu", "B200", "--with", "flashinfer", "--env", "--moe-runner-backend=flashinfer_trtllm") == ["flashinfer_trtllm"]
+
+
+def test_sglang_fp8_moe_in_matrix_and_explain():
+    from click.testing import CliRunner
+
+    from logscan.cli import cli
+
+    m = CliRunner().invoke(cli, ["matrix", "FP8-MOE", "--gpu", "H100"])
+    assert m.exit_code == 0 and "sglang 0.5.23  triton" in m.output
+    e = CliRunner().invoke(cli, ["explain", "fused_moe_kernel", "--engine", "sglang"])
+    assert e.exit_code == 0 and "Fp8MoEMethod.create_moe_runner" in e.output

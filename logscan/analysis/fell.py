@@ -61,7 +61,9 @@ def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: i
         if verdict == Verdict.fails:
             failing = [r for r in results if r.verdict == Verdict.fails]
             if refused is not None and any(r.term.kind in _ARCH_KINDS for r in failing):
-                refused[name] = "; ".join(f"{term_words(r.term)} ({r.why})" for r in failing)
+                # on ROCm the GPU is its gfx arch, never an sm number (a gate reads its (major, minor))
+                refused[name] = "; ".join(f"{term_words(r.term)} ({m.gfx if m.gfx and r.term.kind in _ARCH_KINDS else r.why})"
+                                          for r in failing)
             continue
         if disabled and name in disabled:
             out[name] = f"{disabled[name]} not to list it (the log's own switch disabled it, before its gate)"

@@ -106,7 +106,11 @@ class LadderPosition(PlainModel):
     logged_list: Optional[list[str]] = None
     #: the line that logs it
     logged_line: Optional[int] = None
-    _omit_none = ("logged_list", "logged_line", "unplaced_in")
+    #: rungs above, better by cost class, that the known GPU refuses (not fallen below, so not in
+    #: ``above``): rung -> the failing needs with what the GPU has (``fell.better_skipped``);
+    #: None when there are none or the GPU is unknown
+    refused_on_gpu: Optional[dict[str, str]] = None
+    _omit_none = ("logged_list", "logged_line", "unplaced_in", "refused_on_gpu")
 
 
 @plain

@@ -26,6 +26,7 @@ from . import boundary, machine_lines
 from .ladders import LadderIndex
 from .lifecycle import says_up
 from .newstart import failure_line, named_model, note, note_start, once_per_start, same_model, shared_names
+from .triton_def import jit_heads_before
 from .runstate import RunState, SelectionGroup, continuation_facts, fill, kv_norm, kv_same, set_facts
 
 __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", "candidate_releases", "fill",
@@ -66,6 +67,8 @@ class Analyzer:
         #: source -> a progress line with run facts ('Starting to load model X') heard while no run of
         #: that source was open: its facts go to the next run the source opens (one per source)
         self._pending: dict[str, tuple] = {}
+        #: source -> a Triton CompilationError header that joined no run (the run its error opens reads it)
+        self._jit_heads: dict[str, Event] = {}
         self.max_events_per_run = 10_000
         self._shared = shared_names(packs)  #: process names several processes of one start share
         #: source -> engines whose library another program of that source is built on (a ``disowns``
@@ -170,6 +173,8 @@ class Analyzer:
         elif r.starts_run:
             self.up_seen.pop(ev.source, None)  # a (re)start: its own start can fail
         if (r.kind in ("uncaught", "ready", "stop") or r.open_run_only) and not prefix_engine and (run is None or run.source != ev.source):
+            if ev.rule.endswith(".uncaught.triton-compile-error"):  # its kernel, for the error below it
+                self._jit_heads[ev.source] = ev  # (analysis/triton_def.py)
             return  # a bare traceback, ready or stop line names no engine: it belongs to an open run or to none
         engine, sure, chatter_of, takes, closes = self._placement(ev, r, engine, sure, run)
         if chatter_of:  # an imported library's lines began the run
@@ -185,6 +190,7 @@ class Analyzer:
             self._count += 1
             run.unread.extend(self._unread.pop(ev.source, ()))
             machine_lines.opened(self, run)
+            run.jit_heads = jit_heads_before(self._jit_heads.pop(ev.source, None), ev.line)
             pend = self._pending.pop(ev.source, None)
             named = named_model(r.sets, ev) if pend is not None else ""
             if pend is not None and (not named or same_model(named, named_model(pend[0].sets, pend[1]))):

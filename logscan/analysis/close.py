@@ -28,6 +28,7 @@ from .ambiguity import ambiguous_moe
 from .trust import judge, remedy_applies, unexplained, unread_lines
 from .targets import SHOWN_FACTS, event_target, family_of, placeable, stated_fact, unplaced
 from .failhead import describe, ladder_names
+from .triton_def import jit_failing_kernel, name_jit_kernels
 from .frames import corroborate
 from .uncaught import seen_in_traceback
 
@@ -277,6 +278,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
         elif r.sets or ev.groups:
             used.add((ev.line, ev.rule))
 
+    name_jit_kernels(run.jit_heads + run.events, findings.items)  # a Triton CompilationError's `def <kernel>(` line
     run_checks.arch_check(ctx, run, pack, add_finding, frozenset(code for _, code in findings.items))
     run_checks.expected_rungs(ctx, run, pack, sels, add_finding, known, origin, info)
     statements.gpu_statements(ctx, run, add_finding, known, origin)
@@ -311,6 +313,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
         if failure is not None:  # why, in the engine's own words (the report's headline)
             describe(failure, run, ctx.rules, ctx.packs.lexicon, ladder_names(pack, info.ladder_version),
                      findings.items.values())
+            jit_failing_kernel(failure, run.jit_heads + run.events)
             if failure.failing_kernel and failure.failing_kernel_line == failure.cause_line:
                 # the exception is read: it is the failure's cause and names its kernel
                 used.update((e.line, e.rule) for e in run.events if e.line == failure.cause_line)

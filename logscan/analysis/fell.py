@@ -21,17 +21,26 @@ from typing import Optional
 from ..packs.model import LadderFile, Registry
 from .gates import Machine, Verdict, evaluate_terms
 from .outcomes import capability_rank
-from .words import gate_words
+from .words import gate_words, term_words
+
+#: gate terms about the GPU's architecture: a rung one of which fails is refused by the GPU itself
+_ARCH_KINDS = frozenset({"cc_min", "cc_eq", "cc_family", "cc_range", "gfx", "any_of"})
 
 
 def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: int, cost: str,
-                   machine: Optional[Machine], disabled: Optional[dict[str, str]] = None) -> dict[str, str]:
+                   machine: Optional[Machine], disabled: Optional[dict[str, str]] = None,
+                   refused: Optional[dict[str, str]] = None) -> dict[str, str]:
     """Rungs above ``index`` better by cost class than ``cost`` and possible on ``machine``:
     rung name -> its gate in words (``always available`` when it records none).
 
     ``disabled``: kernel class -> the switch that disabled it in the log (``{"CutlassFp8BlockScaledMMKernel":
     "VLLM_DISABLED_KERNELS"}``); such a rung, when its gate does not fail anyway, is said disabled
-    by that switch instead of giving its gate."""
+    by that switch instead of giving its gate.
+
+    ``refused``: when given, filled with the rungs above, better by cost class, whose gate fails on
+    what is known of the GPU (its compute capability or ROCm arch): rung name -> the failing needs
+    in words with what the machine has (``an sm10x GPU (sm100-sm109) (sm90)``). They are not
+    fallen below (the GPU cannot run them), but the report still says why each was refused."""
     from .floors import shown
     from .overlay import load_overlay, moe_gates, rung_terms
 
@@ -48,8 +57,13 @@ def better_skipped(ladder: LadderFile, reg: Registry, rungs: list[str], index: i
         if capability_rank(rc) >= mine:
             continue
         terms, _, _ = rung_terms(ladder, reg, name, ov, mg)  # the gate ladder walks (floors too)
-        verdict, _ = evaluate_terms(terms, m, {})
+        verdict, results = evaluate_terms(terms, m, {})
         if verdict == Verdict.fails:
+            failing = [r for r in results if r.verdict == Verdict.fails]
+            if refused is not None and any(r.term.kind in _ARCH_KINDS for r in failing):
+                # on ROCm the GPU is its gfx arch, never an sm number (a gate reads its (major, minor))
+                refused[name] = "; ".join(f"{term_words(r.term)} ({m.gfx if m.gfx and r.term.kind in _ARCH_KINDS else r.why})"
+                                          for r in failing)
             continue
         if disabled and name in disabled:
             out[name] = f"{disabled[name]} not to list it (the log's own switch disabled it, before its gate)"

@@ -79,6 +79,10 @@ def set_one_of(run: "RunState", value: str, ev: Event) -> None:
     from .gpus import resolve_logged_gpu
 
     extra = run.config.extra
+    # a report's or wrapper's bullet naming two GPUs (common-rules machine.wrapper-gpus) is no engine's device list
+    said = ("names the GPUs the run may have been on" if ".machine." in ev.rule
+            else "names the system's devices")
+    took = "it" if ".machine." in ev.rule else "the engine"
     names = [n for n in (extra.get(ONE_OF) or "").split(", ") if n]
     before = len(names)
     for n in (x.strip() for x in value.split(", ")):
@@ -92,12 +96,12 @@ def set_one_of(run: "RunState", value: str, ev: Event) -> None:
     if all(g is not None for g in gpus) and len(ccs) == 1 and None not in ccs:
         cc = ccs.pop()
         extra[ONE_OF_CC] = str(cc)
-        extra["gpu_one_of_note"] = (f"line {ev.line} names the system's devices ({extra[ONE_OF]}), not the one "
-                                    f"the engine took: all are sm{cc}, so the run is judged on sm{cc}")
+        extra["gpu_one_of_note"] = (f"line {ev.line} {said} ({extra[ONE_OF]}), not the one "
+                                    f"{took} took: all are sm{cc}, so the run is judged on sm{cc}")
     else:
         extra.pop(ONE_OF_CC, None)
-        extra["gpu_one_of_note"] = (f"line {ev.line} names the system's devices ({extra[ONE_OF]}), not the one "
-                                    "the engine took: they are not all of one known compute capability, so the "
+        extra["gpu_one_of_note"] = (f"line {ev.line} {said} ({extra[ONE_OF]}), not the one "
+                                    f"{took} took: they are not all of one known compute capability, so the "
                                     "run's GPU is not known from them (nor from a tool's or wrapper's line)")
 
 

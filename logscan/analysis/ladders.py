@@ -380,12 +380,13 @@ class LadderIndex:
         k = ladder.kernel.get(rung)
         cost = reg.cost.get(rung) or (k.cost_class if k else "unknown")
         m = machine or Machine(platform=plat if p == "ANY" else p)
-        stopped = better_skipped(ladder, reg, rungs, i, cost, m, disabled)
+        refused: dict[str, str] = {}
+        stopped = better_skipped(ladder, reg, rungs, i, cost, m, disabled, refused)
         pos = LadderPosition(
             registry=reg.name, role=reg.role, platform=p, ladder_version=release,
             rung=i + 1, rungs=len(rungs), fell=len(stopped), kernel_class=rung,
             above=list(stopped), stopped_by=stopped,
             min_capability=k.min_capability if k else None, gate=(k.gate or None) if k else None,
-            holds_in=self.holds_in(release, reg, p),
+            holds_in=self.holds_in(release, reg, p), refused_on_gpu=refused or None,
         )
         return Placement(pos, CostClass(cost), reg)

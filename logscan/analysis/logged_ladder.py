@@ -147,13 +147,14 @@ def on_logged_list(idx: LadderIndex, placement: Placement, kernel: str, cands: l
     k = ladder.kernel.get(named[at])
     cost = reg.cost.get(named[at]) or (k.cost_class if k else placement.cost_class.value)
     m = machine or Machine(platform=plat if plat != "ANY" else "CUDA")
-    stopped = better_skipped(ladder, reg, named, at, cost, m, disabled)
+    refused: dict[str, str] = {}
+    stopped = better_skipped(ladder, reg, named, at, cost, m, disabled, refused)
     new = pos.model_copy(update={
         "registry": reg.name, "role": reg.role, "platform": plat, "kernel_class": named[at],
         "min_capability": k.min_capability if k else None, "gate": (k.gate or None) if k else None,
         "rung": at + 1, "rungs": len(named), "fell": len(stopped), "above": list(stopped),
         "stopped_by": dict(stopped), "elsewhere": [], "logged_list": named, "logged_line": line,
-        "holds_in": f"this run ({logged_list_words(line)})",
+        "holds_in": f"this run ({logged_list_words(line)})", "refused_on_gpu": refused or None,
     })
     return Placement(new, CostClass(cost), reg)
 

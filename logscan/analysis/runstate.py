@@ -67,6 +67,9 @@ class SelectionGroup:
     #: the explicit ranks that printed it, or ``main`` for a line without one
     printers: set[str] = field(default_factory=set)
     events: list[Event] = field(default_factory=list)
+    #: a bare Triton CompilationError header just before the run's first line (it joined no run):
+    #: it names the kernel of the error that opened the run (``analysis/triton_def.py``)
+    jit_heads: list[Event] = field(default_factory=list)
 
 
 @dataclass
@@ -91,6 +94,9 @@ class RunState:
     attention: list[tuple[str, Event]] = field(default_factory=list)
     rules_seen: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    #: a bare Triton CompilationError header just before the run's first line (it joined no run):
+    #: it names the kernel of the error that opened the run (``analysis/triton_def.py``)
+    jit_heads: list[Event] = field(default_factory=list)
     #: ``unread`` events (a kernel sentence no rule read): kept apart from ``events`` so they change no
     #: selection, finding, failure or run split, only the run's "not understood" list (at most 256)
     unread: list[Event] = field(default_factory=list)

@@ -2,7 +2,7 @@
 
 Split out of ``formats/text.py`` (module size). Each note says what the selection's ladder position
 rests on: the better rungs it fell below and the gate of each, an assumed scheme, the rungs the
-log's own line refuses, the rungs no stated fact decides (``fallback UNEXPLAINED``), a refusal by
+log's own line refuses, the better rungs the known GPU refuses (each with the need it fails), the rungs no stated fact decides (``fallback UNEXPLAINED``), a refusal by
 the run's own failure, and releases whose ladders put the kernel on another rung (``k/n?``).
 """
 from __future__ import annotations
@@ -54,6 +54,12 @@ def selection_notes(run: "Run", s: "Selection", packs: "Optional[PackSet]" = Non
                 out.append(f"      {rung_name}: needs {clip(gate, 200)}")
         if len(s.ladder.above) > len(shown):
             out.append(f"      ... and {len(s.ladder.above) - len(shown)} more (JSON ladder.stopped_by)")
+    if s.ladder and s.ladder.refused_on_gpu:  # better rungs the known GPU refuses: say why each
+        ref = s.ladder.refused_on_gpu
+        out.append(f"  {s.kernel}: {len(ref)} better rung(s) above it refused by the GPU: "
+                   + ", ".join(list(ref)[:6]) + (" ..." if len(ref) > 6 else ""))
+        for rung_name in list(ref)[:6]:
+            out.append(f"      {rung_name}: refused: needs {clip(ref[rung_name], 200)}")
     if is_assumed(s.scheme):  # the ladder's scheme is an assumption of the line's rule
         out.append(f"  {s.kernel}: {clip(s.reasoning or s.scheme, 600)}")
     if (s.reasoning or "").startswith(_OFF_LIST_NOTE):  # chosen 'out of' a list that lacks it

@@ -60,3 +60,46 @@ class KeywordIndex:
             return sorted(found)
         low = data.lower()
         return [i for i, (k, cs) in enumerate(self._enc) if k in (data if cs else low)]
+
+    @property
+    def scans_apart(self) -> bool:
+        """Whether ``line_keys`` is worth running in a search worker: the Hyperscan engine, whose
+        scan releases the GIL (a per-line scan on the consumer's thread hands the interpreter to
+        the workers at every line, issue 18 speed35/speed37); the pure-Python one holds it anyway."""
+        return self._db is not None
+
+    def line_keys(self, buf: bytes, offsets: list[int], end: int) -> dict[int, list[int]]:
+        """For each line of ``buf[:end]`` (complete lines) holding one of ``offsets`` (sorted, the
+        prefilter's hits): its start offset -> ``present(line)``, the line without its newline.
+        Run by the reader's search workers, so the matcher's thread does not scan the line again
+        (``among``)."""
+        out: dict[int, list[int]] = {}
+        find, rfind, scan = buf.find, buf.rfind, self._db.scan if self._db is not None else None
+        le = -1
+        for h in offsets:
+            if h >= end:
+                break
+            if h <= le:
+                continue  # on the line of the previous hit
+            ls = rfind(b"\n", 0, h) + 1
+            le = find(b"\n", h)
+            if le < 0:
+                le = end
+            if scan is None:
+                out[ls] = self.present(buf[ls:le])
+                continue
+            found: list[int] = []
+            scan(buf[ls:le], match_event_handler=lambda i, _a, _b, _f, _c: found.append(i))
+            found.sort()
+            out[ls] = found
+        return out
+
+    def among(self, data: bytes, candidates: list[int]) -> list[int]:
+        """``present(data)`` when every key ``data`` holds is among ``candidates`` (ascending): the
+        keys ``line_keys`` found in a raw line that holds ``data`` (a substring: a line's message).
+        Tested with ``in`` (ASCII case folding, as ``present``), the GIL held (no Hyperscan call)."""
+        if not candidates:
+            return []
+        enc = self._enc
+        low = data.lower()
+        return [i for i in candidates if enc[i][0] in (data if enc[i][1] else low)]

@@ -5,7 +5,6 @@ Split from ``sources/prefilter.py`` (which re-exports these names) to keep that 
 from __future__ import annotations
 
 import os
-from bisect import bisect_right
 from typing import Optional
 
 from .hsdb import _hs, hs_db
@@ -52,9 +51,6 @@ class KeywordIndex:
         if self.backend == "hyperscan" and self._enc:
             flags = [_hs.HS_FLAG_SINGLEMATCH | (0 if cs else _hs.HS_FLAG_CASELESS) for _, cs in self._enc]
             self._db = hs_db([_hex(k) for k, _ in self._enc], flags)
-        #: the same keys reporting every match, built on the first ``line_keys`` (False: not yet;
-        #: None: none, a key holds a newline, the lines it joins by newlines would mix)
-        self._all = False if self._db is not None else None
 
     def present(self, data: bytes) -> list[int]:
         """Indices of the keys found in ``data``, ascending."""
@@ -76,10 +72,9 @@ class KeywordIndex:
         """For each line of ``buf[:end]`` (complete lines) holding one of ``offsets`` (sorted, the
         prefilter's hits): its start offset -> ``present(line)``, the line without its newline.
         Run by the reader's search workers, so the matcher's thread does not scan the line again
-        (``among``). The lines are searched in one scan, joined by newlines (no key holds one):
-        each Hyperscan scan gives the GIL away and takes it back."""
-        spans: list[tuple[int, int]] = []
-        find, rfind = buf.find, buf.rfind
+        (``among``)."""
+        out: dict[int, list[int]] = {}
+        find, rfind, scan = buf.find, buf.rfind, self._db.scan if self._db is not None else None
         le = -1
         for h in offsets:
             if h >= end:
@@ -88,21 +83,16 @@ class KeywordIndex:
                 continue  # on the line of the previous hit
             ls = rfind(b"\n", 0, h) + 1
             le = find(b"\n", h)
-            spans.append((ls, le if le >= 0 else end))
-        if self._all is False:
-            enc = self._enc
-            self._all = None if any(b"\n" in k for k, _ in enc) else hs_db(
-                [_hex(k) for k, _ in enc], [0 if cs else _hs.HS_FLAG_CASELESS for _, cs in enc])
-        if self._all is None:
-            return {ls: self.present(buf[ls:le]) for ls, le in spans}
-        starts, at = [], 0
-        for ls, le in spans:
-            starts.append(at)
-            at += le - ls + 1
-        found: list[set] = [set() for _ in spans]
-        self._all.scan(b"\n".join([buf[ls:le] for ls, le in spans]),
-                       match_event_handler=lambda i, _a, e, _f, _c: found[bisect_right(starts, e - 1) - 1].add(i))
-        return {ls: sorted(f) for (ls, _), f in zip(spans, found)}
+            if le < 0:
+                le = end
+            if scan is None:
+                out[ls] = self.present(buf[ls:le])
+                continue
+            found: list[int] = []
+            scan(buf[ls:le], match_event_handler=lambda i, _a, _b, _f, _c: found.append(i))
+            found.sort()
+            out[ls] = found
+        return out
 
     def among(self, data: bytes, candidates: list[int]) -> list[int]:
         """``present(data)`` when every key ``data`` holds is among ``candidates`` (ascending): the

@@ -132,9 +132,6 @@ class Matcher:
                     idxs.append(i)
         self._rules_of_key = list(keys.values())
         self._index = _keyword_index(packs, engines, list(keys))
-        #: line number -> (raw line, its keyword indices into ``_index``): the reader's
-        #: ``LineReader.line_keys`` when its search workers find them (``sources/reader.py``)
-        self.line_keys: Optional[dict[int, tuple[bytes, list[int]]]] = None
         #: (line, rule) -> (prefix engine, context engine) of events not yet claimed by ``engine_hint``
         self._hints: dict[tuple[int, str], tuple[Optional[str], Optional[str]]] = {}
         self.stats = MatchStats()
@@ -165,18 +162,9 @@ class Matcher:
     def context(self, engine: Optional[str]) -> None:
         self._context = engine
 
-    def _keyword_rules(self, message: str, line: int = 0) -> list[int]:
-        """Indices (ascending) of the rules one of whose keywords ``message`` holds.
-
-        When the reader's search worker found the keywords of physical line ``line``
-        (``line_keys``) and the message is a substring of that raw line, only those are tested
-        (``KeywordIndex.among``: no second scan, the GIL kept); otherwise the message is scanned."""
-        data = message.encode("utf-8", "surrogatepass")
-        known = self.line_keys.get(line) if self.line_keys is not None else None
-        if known is not None and data in known[0]:
-            found = self._index.among(data, known[1])
-        else:
-            found = self._index.present(data)
+    def _keyword_rules(self, message: str) -> list[int]:
+        """Indices (ascending) of the rules one of whose keywords ``message`` holds."""
+        found = self._index.present(message.encode("utf-8", "surrogatepass"))
         if not found:
             return []
         if len(found) == 1:
@@ -335,7 +323,7 @@ class Matcher:
         # may still read it, so a window of per-step statistics alone is a run (sglang-172); and
         # a sparse ``ready`` rule reads it once per start: a scheduler that ran a batch was up
         # (SGLang's 'Decode batch', docs/lifecycle.md "Serving evidence")
-        rule_ids = self._keyword_rules(msg, rec.line) if msg else []
+        rule_ids = self._keyword_rules(msg) if msg else []
         if not rule_ids:
             return
         # the context follows keyword lines only: the reader's byte prefilter skips the others,

@@ -342,9 +342,6 @@ def scan_inputs(paths: list[str], packs: Optional[PackSet] = None, gpu: Optional
             items: list = []
             width = WrapWidth(joiner(pipe.parser))  # a terminal's hard wrap (sources/rewrap.py)
             reader = LineReader(fh, stats, pf, wrap=width)
-            index = pipe.matcher._index
-            if pf is not None and index.scans_apart:  # the workers find each hit line's keywords
-                reader.keyindex, pipe.matcher.line_keys = index, reader.line_keys
             rewrapper = Rewrapper(width)
             unwrapper = Unwrapper()
 

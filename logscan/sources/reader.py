@@ -30,8 +30,6 @@ CHUNK = 1 << 20
 READ_AHEAD = 2
 #: Threads searching chunks with the prefilter in parallel (Hyperscan releases the GIL).
 SEARCH_WORKERS = 2
-#: Hit lines whose keywords (``LineReader.line_keys``) are kept for the matcher.
-KEPT_KEYS = 256
 
 
 
@@ -94,12 +92,6 @@ class LineReader:
         #: the next read (that copy cost ~0.1 s CPU per 300 MB)
         self._rewind = not self._live and _is_plain_file(fh)
         self._exc_quiet = False  #: ``_exc`` only stops the reading (trailing garbage after a gzip stream)
-        #: the matcher's ``KeywordIndex`` (set by the caller, Hyperscan only): the search workers then
-        #: find the keywords of each hit line (``KeywordIndex.line_keys``), kept in ``line_keys``
-        self.keyindex = None
-        #: line number -> (raw line bytes, the indices of its keywords) for the last hit lines yielded
-        #: (at most ``KEPT_KEYS``): the matcher takes a message's keywords from there (``among``)
-        self.line_keys: dict[int, tuple[bytes, list[int]]] = {}
         self._trailing = False
 
     # -- reading ------------------------------------------------------------------------------
@@ -187,17 +179,16 @@ class LineReader:
             self._rewind = False
             return False
 
-    def _search(self, buf: bytes, cut: int) -> tuple:
+    def _search(self, buf: bytes, cut: int) -> tuple[Optional[list[int]], bool, Optional[list[int]]]:
         """Prefilter hits in ``buf`` (with the starts of over-long lines), whether it is ASCII,
-        the newlines before each hit and in ``buf[:cut]`` (``counts[i]`` for ``hits[i]``,
-        the last entry for ``cut``; a hit at or after ``cut`` counts up to ``cut``), and with a
-        ``keyindex`` the keywords of each hit line by its start offset (else None).
+        and the newlines before each hit and in ``buf[:cut]`` (``counts[i]`` for ``hits[i]``,
+        the last entry for ``cut``; a hit at or after ``cut`` counts up to ``cut``).
 
         Counted here, in a search worker, right after the scan read the buffer (it is still in
         the cache) and off the consumer's thread; the consumer numbers lines from the counts and
         counts nothing (``sources/nlcount.py``: 0.1-0.8 ms/MB by line length, the largest cost after the scan)."""
         if self.prefilter is None:
-            return None, False, None, None
+            return None, False, None
         both = getattr(self.prefilter, "hits_ascii", None)  # Hyperscan: the scan also tells ASCII
         if both is not None:
             hits, ascii = both(buf)
@@ -216,9 +207,7 @@ class LineReader:
             prev = h
             counts.append(c)
         counts.append(c + count(prev, cut))
-        ki = self.keyindex
-        keys = ki.line_keys(buf, hits, cut) if ki is not None and hits else None
-        return hits, ascii, counts, keys
+        return hits, ascii, counts
 
     def _prefetched(self) -> Iterator[tuple]:
         """``_items`` run in a read-ahead thread, at most ``READ_AHEAD`` chunks ahead (bounded memory).
@@ -277,8 +266,8 @@ class LineReader:
             kind = item[0]
             if kind == "chunk":
                 found = item[3]
-                hits, ascii, counts, keys = found if isinstance(found, tuple) else found.result()  # a search worker's future
-                yield from self._chunk(item[1], item[2], hits, ascii, counts, keys)
+                hits, ascii, counts = found if isinstance(found, tuple) else found.result()  # a search worker's future
+                yield from self._chunk(item[1], item[2], hits, ascii, counts)
             elif kind == "long":
                 if self.wrap is not None:
                     self.wrap.see_long()
@@ -355,23 +344,13 @@ class LineReader:
             s = -(-(le + 1) // block) * block
         return out
 
-    def _keep_keys(self, ls: int, raw: bytes, keys: Optional[dict]) -> None:
-        """Keep the keywords the search worker found in the line at ``ls`` (yielded next)."""
-        found = keys.get(ls) if keys is not None else None
-        if found is None:
-            return
-        kept = self.line_keys
-        if len(kept) >= KEPT_KEYS:
-            del kept[next(iter(kept))]  # the oldest: a record is matched within a few lines
-        kept[self.n + 1] = (raw, found)
-
     def _chunk(self, buf: bytes, cut: int, hits: Optional[list[int]], ascii: bool,
-               counts: Optional[list[int]] = None, keys: Optional[dict] = None) -> Iterator[tuple[int, str, bool]]:
+               counts: Optional[list[int]] = None) -> Iterator[tuple[int, str, bool]]:
         """Lines of ``buf[:cut]`` (complete lines, ends with ``\\n``): all, or the prefiltered and held ones.
 
         ``hits`` are the prefilter's offsets in ``buf`` (None: no prefilter, every line);
         ``ascii`` whether ``buf`` is ASCII; ``counts`` ``_search``'s newline counts (None:
-        counted here); ``keys`` its keywords of each hit line (kept in ``line_keys``). Bytes after ``cut`` (the start of the next line) were searched too but
+        counted here). Bytes after ``cut`` (the start of the next line) were searched too but
         are left alone.
         """
         find = buf.find
@@ -396,10 +375,7 @@ class LineReader:
         for k, h in enumerate(hits):
             while self.hold and pos < cut:
                 nl = find(b"\n", pos)
-                raw = buf[pos:nl]
-                if keys is not None:
-                    self._keep_keys(pos, raw, keys)
-                yield self._line(raw, nl - pos + 1)
+                yield self._line(buf[pos:nl], nl - pos + 1)
                 pos = nl + 1
             if h < pos:
                 continue
@@ -411,8 +387,5 @@ class LineReader:
             # no newline lies between ls and h: the newlines before ls are those before h
             self._skip(buf, pos, ls, ascii, base + counts[k] - self.n)
             nl = find(b"\n", h)
-            raw = buf[ls:nl]
-            if keys is not None:
-                self._keep_keys(ls, raw, keys)
-            yield self._line(raw, nl - ls + 1)
+            yield self._line(buf[ls:nl], nl - ls + 1)
             pos = nl + 1

@@ -1,0 +1,75 @@
+"""Older report leftovers (misc37): JSON for an input that cannot be opened, vLLM identity of
+vllm-376, the FP8 Marlin fallback explained from the GPU the log states, ranks read from
+rank-tagged traceback lines. Real logs wherever one exists (fixtures/)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+LOG = FIXTURES / "vllm" / "vllm-005.log"
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "logscan.cli", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+# 1. an input that cannot be opened still yields a valid JSON document -----------------------------
+
+def _schema(gate=False):
+    return json.loads(_cli("schema", *(["--gate"] if gate else [])).stdout)
+
+
+@pytest.mark.parametrize("cmd", ["scan", "gate"])
+def test_json_states_each_unopenable_input_and_reports_the_others(cmd, tmp_path):
+    import jsonschema
+
+    p = _cli(cmd, "--format", "json", "nosuch.log", str(tmp_path), str(LOG))
+    assert p.returncode == 2
+    doc = json.loads(p.stdout)
+    jsonschema.validate(doc, _schema(gate=cmd == "gate"))
+    errs = {i["source"]: i["error"] for i in doc["inputs"]}
+    assert errs == {"nosuch.log": "nosuch.log: No such file or directory",
+                    str(tmp_path): f"{tmp_path}: is a directory", str(LOG): None}
+    assert [r["source"] for r in doc["runs"]] == [str(LOG)] and doc["runs"][0]["selections"]
+    assert "logscan: nosuch.log: No such file or directory" in p.stderr.splitlines()
+
+
+def test_json_of_a_lone_missing_input_is_a_report_with_no_run():
+    p = _cli("scan", "--format", "json", "nosuch.log")
+    assert p.returncode == 2
+    doc = json.loads(p.stdout)
+    assert doc["runs"] == [] and doc["inputs"][0]["error"] == "nosuch.log: No such file or directory"
+
+
+def test_html_report_names_the_missing_input_and_scans_the_other():
+    p = _cli("scan", "--format", "html", "nosuch.log", str(LOG))
+    assert p.returncode == 2
+    assert "input nosuch.log: nosuch.log: No such file or directory" in p.stdout
+    assert str(LOG) in p.stdout
+
+
+def test_text_still_refuses_before_any_output():
+    p = _cli("scan", "nosuch.log", str(LOG))
+    assert p.returncode == 2 and p.stdout == ""
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "junit"])
+def test_gate_machine_formats_state_the_unreadable_input(fmt):
+    p = _cli("gate", "--format", fmt, "nosuch.log")
+    assert p.returncode == 2
+    assert "INPUT_UNREADABLE" in p.stdout and "No such file or directory" in p.stdout
+
+
+@pytest.mark.parametrize("sides,side", [(("nosuch.log", str(LOG)), "old"), ((str(LOG), "nosuch.log"), "new")])
+def test_diff_json_names_the_side_that_cannot_be_read(sides, side):
+    p = _cli("diff", "--format", "json", *sides)
+    assert p.returncode == 2
+    doc = json.loads(p.stdout)
+    assert doc["error"] == {"side": side, "path": "nosuch.log", "reason": "cannot read: No such file or directory"}
+    assert doc["changes"] == [] and doc["new_failures"] == []

@@ -73,3 +73,43 @@ def test_diff_json_names_the_side_that_cannot_be_read(sides, side):
     doc = json.loads(p.stdout)
     assert doc["error"] == {"side": side, "path": "nosuch.log", "reason": "cannot read: No such file or directory"}
     assert doc["changes"] == [] and doc["new_failures"] == []
+
+
+# 2. an enum member printed with its class names the engine whose code defines the enum ---------
+
+def _runs(path):
+    from tests.conftest import scan_json
+
+    return scan_json(path)["runs"]
+
+
+def test_vllm_376_is_vllm_by_its_backend_enum_not_trtllm_by_flashinfer_lines():
+    (run,) = _runs(FIXTURES / "vllm" / "vllm-376.log")
+    assert run["engine"]["name"] == "vllm"
+    assert "NvFp4LinearBackend" in run["engine"]["identified_by"]
+    assert run["first_line"] == 5  # the FlashInfer '[TensorRT-LLM][ERROR]' line opens no TensorRT-LLM run
+
+
+def test_enum_classes_of_the_packs_are_disjoint(packs):
+    seen: dict[str, str] = {}
+    for engine, pack in packs.packs.items():
+        for cls in pack.meta.pack.enum_classes:
+            assert cls not in seen, (cls, seen.get(cls), engine)
+            seen[cls] = engine
+    assert seen["NvFp4LinearBackend"] == "vllm" and seen["Fp4GemmRunnerBackend"] == "sglang"
+
+
+def test_an_sglang_enum_read_by_vllm_rules_names_no_engine(tmp_path):
+    from tests.conftest import scan_json, write_log
+
+    # the enum-backend grammar rule is vLLM's, but the class is SGLang's: not vLLM (fail closed)
+    p = write_log(tmp_path, "Using Fp4GemmRunnerBackend.FLASHINFER_CUTLASS\n")
+    runs = scan_json(p)["runs"]
+    assert runs and all(r["engine"]["name"] != "vllm" for r in runs)
+
+
+def test_a_member_without_its_class_names_no_engine(tmp_path):
+    from logscan.analysis.kernel_identity import enum_class
+
+    assert enum_class("NvFp4LinearBackend.MARLIN") == "NvFp4LinearBackend"
+    assert enum_class("MARLIN") is None and enum_class("fp8.e4m3 x") is None

@@ -113,3 +113,46 @@ def test_a_member_without_its_class_names_no_engine(tmp_path):
 
     assert enum_class("NvFp4LinearBackend.MARLIN") == "NvFp4LinearBackend"
     assert enum_class("MARLIN") is None and enum_class("fp8.e4m3 x") is None
+
+
+# 3. the FP8 Marlin fallback is judged on any GPU the log states ---------------------------------
+
+def _marlin(lines: list[str], tmp_path) -> dict:
+    from tests.conftest import scan_json
+
+    p = tmp_path / "x.log"
+    p.write_text("\n".join(lines) + "\n")
+    (run,) = scan_json(p)["runs"]
+    (sel,) = [s for s in run["selections"] if s["kernel"] == "Marlin"]
+    return {"undecided": sel["ladder"]["undecided"], "gpu": run["config"].get("gpu")}
+
+
+V018 = (FIXTURES / "vllm" / "vllm-018.log").read_text().splitlines()
+# real lines of other bundled logs, in vllm-018's worker prefix (vllm-378's device line names an MI50;
+# vllm-018's label gives its GPU as an RTX 3090, so that is the name put in)
+BF16 = ("(Worker_TP0 pid=101) WARNING 07-06 10:45:02 [model.py:1679] Your device 'NVIDIA GeForce RTX 3090' "
+        "(with compute capability 8.6) doesn't support torch.bfloat16. Falling back to torch.float16 for compatibility.")
+MOE = ("(Worker_TP0 pid=101) INFO 07-06 10:45:00 [fused_moe.py:806] Using configuration from /opt/vllm/model_executor/"
+       "layers/fused_moe/configs/E=8,N=7168,device_name=NVIDIA_GeForce_RTX_3090.json for MoE layer.")
+SMI = "|   0  NVIDIA GeForce RTX 3090        On  |   00000000:01:00.0 Off |                  N/A |"
+CAP = ("(Worker_TP0 pid=101) ERROR 07-06 10:45:03 [core.py:700] RuntimeError: MacheteLinearKernel requires "
+       "capability 90, current compute capability is 86")
+
+
+def test_fp8_marlin_without_gpu_evidence_stays_unexplained(tmp_path):
+    got = _marlin(V018, tmp_path)
+    assert got["undecided"] and got["gpu"] is None
+
+
+@pytest.mark.parametrize("extra,at", [(BF16, None), (MOE, 5), (SMI, 0), (CAP, None)])
+def test_fp8_marlin_is_explained_by_a_gpu_line(extra, at, tmp_path):
+    lines = list(V018)
+    lines.insert(len(lines) if at is None else at, extra)
+    got = _marlin(lines, tmp_path)
+    assert got["undecided"] == []  # every better rung is refused on sm86 (FP8 hardware floor, sm89)
+
+
+def test_the_device_line_sets_only_the_name_not_hip_capability():
+    (run,) = _runs(FIXTURES / "vllm" / "vllm-378.log")
+    assert run["config"]["gpu"] == "Radeon Instinct MI50 32GB"
+    assert run["config"].get("compute_capability") in (None, "")  # HIP's 9.0 is no CUDA sm90

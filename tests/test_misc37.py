@@ -156,3 +156,29 @@ def test_the_device_line_sets_only_the_name_not_hip_capability():
     (run,) = _runs(FIXTURES / "vllm" / "vllm-378.log")
     assert run["config"]["gpu"] == "Radeon Instinct MI50 32GB"
     assert run["config"].get("compute_capability") in (None, "")  # HIP's 9.0 is no CUDA sm90
+
+
+# 4. torch.distributed's '[rankN]: ' wrapper names the rank of the line behind it ------------------
+
+def test_a_torch_rank_wrapper_gives_its_lines_a_rank():
+    from tests.conftest import scan_json
+
+    doc = scan_json(FIXTURES / "tgi" / "tgi-123.log")  # a TGI shard's traceback, every line '[rank1]: '
+    assert doc["events"] and {e["rank"] for e in doc["events"]} == {"rank1"}
+
+
+def test_selections_printed_behind_rank_wrappers_list_those_ranks(tmp_path):
+    from tests.conftest import scan_json
+
+    line = (FIXTURES / "vllm" / "vllm-302.log").read_text().splitlines()[2]  # a real 'Selected ...' line
+    p = tmp_path / "r.log"
+    p.write_text(f"[rank0]: {line}\n[rank1]: {line}\n")
+    (run,) = scan_json(p)["runs"]
+    assert [s["ranks"] for s in run["selections"]] == [["rank0", "rank1"]]
+
+
+def test_an_engine_rank_tag_wins_over_the_torch_wrapper_behind_it():
+    from tests.conftest import scan_json
+
+    doc = scan_json(FIXTURES / "vllm" / "vllm-265.log")  # '(Worker_TP1 pid=42) [rank1]:W1217 ...'
+    assert "rank1" not in {e.get("rank") for e in doc["events"]}

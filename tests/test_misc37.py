@@ -182,3 +182,11 @@ def test_an_engine_rank_tag_wins_over_the_torch_wrapper_behind_it():
 
     doc = scan_json(FIXTURES / "vllm" / "vllm-265.log")  # '(Worker_TP1 pid=42) [rank1]:W1217 ...'
     assert "rank1" not in {e.get("rank") for e in doc["events"]}
+
+
+# 5. a lone bare exception line (vllm-379) makes no run, and the gate still fails it -----------------
+
+def test_vllm_379_makes_no_run_and_fails_the_gate_closed():
+    doc = json.loads(_cli("gate", "--format", "json", str(FIXTURES / "vllm" / "vllm-379.log")).stdout)
+    assert doc["runs"] == []
+    assert [(c["code"], c["verdict"]) for c in doc["gate"]["checks"]] == [("NO_KERNEL_SEEN", "fail")]

@@ -205,11 +205,21 @@ def diff(old: str, new: str, fmt: str, patterns_dir: Optional[str]) -> None:
     from ..gate.baseline import SideError, compare, load_side, new_side_failures, require_selection
 
     packs = packs_for(patterns_dir)
+    side = "old"
     try:
-        a, b = load_side(old, packs), load_side(new, packs)
+        a = load_side(old, packs)
+        side = "new"
+        b = load_side(new, packs)
+        side = "old"
         require_selection(old, a)  # an OLD side that compares nothing would show every family as new
     except SideError as exc:
         click.echo(f"logscan: {exc}", err=True)
+        if fmt == "json":  # a JSON reader gets a document that says which side failed and why (misc37)
+            path = old if side == "old" else new
+            msg = str(exc)
+            reason = msg[len(path) + 2:] if msg.startswith(path + ": ") else msg
+            click.echo(json.dumps({"old": old, "new": new, "changes": [], "new_failures": [],
+                                   "error": {"side": side, "path": path, "reason": reason}}, indent=2))
         sys.exit(EXIT_USAGE)
     changes = compare(a, b, packs)
     failed = new_side_failures(b)

@@ -116,8 +116,9 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     interrupted, and the exit status is 130 (SIGINT) or 143 (SIGTERM); before any input was
     read, one line on stderr and 130. An input not read to its end is exit status 2, one line on
     stderr naming it: a cut gzip after the report of what was read; an input that cannot be
-    opened (missing, a directory) before any report, so standard output stays empty (no report
-    of the other inputs: 'logscan gate' reports them, with INPUT_UNREADABLE).
+    opened (missing, a directory): with --format json or html the report is printed, that input
+    in inputs[] with its error, the others scanned; the text report and --unexplained refuse it
+    before any output ('logscan gate' reports the others too, with INPUT_UNREADABLE).
 
     \b
     Examples:
@@ -137,7 +138,11 @@ def scan(inputs: tuple[str, ...], fmt: str, fail_on: str, patterns_dir: str | No
     _check_gpu(gpu)
     _check_version(cuda, "--cuda", "12.8")
     pins = _engine_releases(packs, engine_version) if engine_version else None
-    _refuse_unopenable(paths)  # before any output: no report of the others, then an error
+    if only_unexplained or fmt == "text":  # before any output: no report of the others, then an error
+        _refuse_unopenable(paths)
+    # json / html: a document a consumer (a CI gate, a sidecar) reads, so it is printed whatever the
+    # inputs: an input that cannot be opened is in it (inputs[].error: its path and why), the others
+    # are scanned and reported, and the exit status is still 2 (misc37)
     interrupt.install()
     report = scan_inputs(paths, packs, gpu=gpu, cuda=cuda, engine_version=pins)
     if only_unexplained:

@@ -135,6 +135,11 @@ class PackMeta(_Strict):
     #: logs under (vLLM's ``platforms/cuda.py``, ``rocm.py``, ...) -> that platform: the weakest
     #: platform evidence, used when no line states the platform and no kernel name implies one
     platform_files: dict[str, Literal["CUDA", "ROCM", "XPU", "CPU", "TPU"]] = _field(default_factory=dict)
+    #: backend enum classes this engine's own code defines and prints as ``Class.MEMBER``
+    #: (``Using NvFp4LinearBackend.MARLIN for NVFP4 GEMM``): a selection naming a class that only
+    #: one engine's pack lists names that engine, as a kernel class of only its ladders does
+    #: (``analysis/kernel_identity.py``); a class no pack lists names nothing
+    enum_classes: list[str] = _field(default_factory=list)
 
 
 @strict

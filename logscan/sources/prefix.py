@@ -144,7 +144,12 @@ class PrefixParser:
     def after_wrappers(self, text: str) -> int:
         """Where the engine line begins once the wrappers are taken off (``parse`` and the
         hard-wrap joiner's start test; the inline-code handling is ``parse``'s)."""
-        pos = 0
+        return self._unwrap(text)[0]
+
+    def _unwrap(self, text: str) -> tuple[int, Optional[str]]:
+        """``after_wrappers`` and the rank a wrapper names (its ``rank`` group: torch.distributed's
+        ``[rank1]: ``, patterns/common-wrappers/torch.toml), the innermost one, or None."""
+        pos, rank = 0, None
         for _ in range(3):
             m, w = self._wrappers.match(text, pos, nonempty=True)
             if m is None:
@@ -152,8 +157,9 @@ class PrefixParser:
             if (self.wrappers[w].spec.unless_own_prefix and not self.prefix_at(text, m.end())
                     and self.prefix_at(text, pos)):
                 break  # the engine's own prefix begins with this shape (TGI's timestamp): keep it
+            rank = self._wrappers.fields(m, ("rank",)).get("rank") or rank
             pos = m.end()
-        return pos
+        return pos, rank
 
     def parse(self, source: str, line: int, text: str, truncated: bool = False,
               end_line: Optional[int] = None) -> Record:
@@ -167,7 +173,8 @@ class PrefixParser:
             code = _INLINE_CODE.fullmatch(text)
             if code is not None:
                 text = code.group(1) + code.group(2)
-        pos = wpos = self.after_wrappers(text)
+        pos, wrank = self._unwrap(text)
+        wpos = pos
         if pos and text.endswith("`"):  # a code span inside a wrapper: '> `ROCm error: ...`' (llamacpp-189 quoted), '> `python3 -m ... --tp 2`' (sglang-280)
             code = _INLINE_CODE.fullmatch(text, pos)
             if code is not None:
@@ -211,6 +218,8 @@ class PrefixParser:
             self.seen_formats[fmt] = self.seen_formats.get(fmt, 0) + 1
             last.append(fmt)
             pos = m.end()
+        if rank is None:  # a wrapper's rank ('[rank1]: ' before a traceback line) when the engine's own tags name none
+            rank = wrank
         # an indentation the wrappers took off with nothing of the engine's after it is the
         # message's own (a bare traceback's '  File ...' / '    raise ...' depth)
         indent = wpos - len(text[:wpos].rstrip(" \t")) if pos == wpos else 0

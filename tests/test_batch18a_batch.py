@@ -64,3 +64,12 @@ def test_engines_from_paths_wrappers_and_quotes():
     run = one_run("vllm-388")                                       # journalctl + router prefix
     assert run["engine"]["name"] == "vllm"
     assert run["engine"]["version"] == "0.23.1.dev0+rocm7.15.0a20260710.g0fc695fc6.d20260710"
+
+
+def test_banner_version_build_tag_names_the_platform(tmp_path):
+    # vllm-388: the ASCII banner's 'version X+rocm7.15...' (0.23 ->) is read like the version line's build tag
+    assert one_run("vllm-388")["engine"]["platform"] == "ROCM"
+    line = ("(APIServer pid=1) INFO 08-04 16:26:11 [api_utils.py:339]  \u2584\u2584 \u2584\u2588 \u2588     \u2588     "
+            "\u2588 \u2580\u2584\u2580 \u2588  version 0.23.1.dev0+g0fc695fc6.d20260710.cu130\n")
+    (run,) = runs_of(write_log(tmp_path, line))
+    assert run["engine"]["platform"] != "ROCM"

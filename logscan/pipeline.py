@@ -49,20 +49,25 @@ def strict() -> bool:
 
 def _kept(ev: Event) -> dict:
     """The event's fields the report leaves out but a restore needs (``newstart``: pid, timestamp;
-    the run's span: ``end_line``, the last continuation line; the logger's ``fileinfo``)."""
+    the run's span: ``end_line``, the last continuation line; the logger's ``fileinfo``; the
+    continuation lines' groups, ``item_groups``: a Triton CompilationError's ``def <kernel>(``)."""
     return {k: v for k, v in (("pid", ev.pid), ("timestamp", ev.timestamp), ("end_line", ev.end_line),
-                              ("fileinfo", ev.fileinfo)) if v is not None}
+                              ("fileinfo", ev.fileinfo), ("item_groups", ev.item_groups or None)) if v is not None}
 
 
 class Checkpoint:
     """A pipeline state taken by ``Pipeline.checkpoint``; ``to_json`` gives the restorable dict."""
 
-    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes", "quoted", "up_seen")
+    __slots__ = ("_events", "_n", "formats", "context", "named", "wrap", "wrap_changes", "quoted", "up_seen", "jit_head")
 
     def __init__(self, events: list[tuple[Event, tuple]], n: int, formats: dict[str, int], context: Optional[str],
                  named: Optional[list[str]] = None, wrap=None, quoted: Optional[list] = None,
-                 up_seen: Optional[int] = None):
+                 up_seen: Optional[int] = None, jit_head: Optional[Event] = None):
         self._events, self._n, self.formats, self.context = events, n, formats, context
+        #: a Triton CompilationError header that joined no run (``Analyzer._jit_heads``), or the one
+        #: the open run took when it opened (``RunState.jit_heads``): not among the run's events, yet
+        #: its ``def <kernel>(`` names the kernel of the run's error (analysis/triton_def.py)
+        self.jit_head = jit_head
         #: the line of the source's last ready / HTTP 2xx line with no start since (``Analyzer.up_seen``):
         #: a line that joined no run, so not among the open run's events, yet a failure of the open
         #: run after it is one while serving (vllm-161 behind another log: a restored follower said
@@ -90,6 +95,8 @@ class Checkpoint:
             out["quoted"] = self.quoted
         if self.up_seen is not None:
             out["up_seen"] = self.up_seen
+        if self.jit_head is not None:
+            out["jit_head"] = {**self.jit_head.model_dump(mode="json"), **_kept(self.jit_head)}
         return out
 
 
@@ -255,7 +262,15 @@ class Pipeline:
             raise ValueError("pipeline is gathering a multi-line event: no checkpoint here")
         named = sorted(e for e, src in self.matcher._prefix_named if src == self.source)
         return Checkpoint(self._open, len(self._open), dict(self.formats), self.matcher.context, named, self.wrap,
-                          self.matcher._quoted.to_json(), self.analyzer.up_seen.get(self.source))
+                          self.matcher._quoted.to_json(), self.analyzer.up_seen.get(self.source),
+                          self._jit_head())
+
+    def _jit_head(self) -> Optional[Event]:
+        """The CompilationError header the open run took, else the one waiting for a run (or None)."""
+        run = self.analyzer._run
+        if run is not None and run.source == self.source and run.jit_heads:
+            return run.jit_heads[0]
+        return self.analyzer._jit_heads.get(self.source)
 
     def restore(self, state: dict) -> None:
         """Rebuild the open run from ``Checkpoint.to_json()``, on a fresh pipeline.
@@ -282,6 +297,8 @@ class Pipeline:
             up = state.get("up_seen")  # absent before it was kept, and when no such line was seen
             if up is not None and (isinstance(up, bool) or not isinstance(up, int)):
                 raise ValueError(f"bad up_seen {up!r:.200}")
+            jit = state.get("jit_head")  # absent before trial 37's fix, and when no header waits
+            jit_head = Event.model_validate(jit) if jit is not None else None
             self.matcher._quoted.restore(quoted)
             wrap = state.get("wrap")  # absent before the hard-wrap joiner, and in scan
             if wrap is not None and self.wrap is not None:
@@ -295,6 +312,8 @@ class Pipeline:
         self.matcher._prefix_named.update((e, self.source) for e in named)
         if up is not None and (not items or up < items[0][0].line):
             self.analyzer.up_seen[self.source] = up  # a later one the replayed events set again
+        if jit_head is not None:
+            self.analyzer._jit_heads[self.source] = jit_head  # the replayed run's first event takes it again
         for ev, hint in items:
             if ev.rule not in self.analyzer.rules:
                 continue  # a rule removed from the packs since the checkpoint

@@ -114,3 +114,27 @@ def test_a_server_up_line_no_run_holds_survives_a_restore(packs):
     assert b.analyzer.up_seen == {"x": 6}
     with pytest.raises(ValueError):
         Pipeline(packs).restore({"events": [], "up_seen": "6"})
+
+
+def test_a_waiting_compilation_error_header_survives_a_restore(packs):
+    """sglang-330's unprefixed Triton CompilationError header joins no run (it waits in
+    ``Analyzer._jit_heads``); a checkpoint taken while it waits keeps it, so the restored
+    pass still names ``fused_moe_kernel`` for the error below it."""
+    from tests.conftest import FIXTURES
+    recs = _records(FIXTURES / "sglang" / "sglang-330.log")
+    expected = _full(packs, recs)
+    assert any(f["kernel"] == "fused_moe_kernel" for r in expected for f in r["findings"])
+    waited = 0
+    for k in range(1, len(recs) + 1):
+        a = Pipeline(packs, source="x")
+        before = [r for n, t, tr in recs[:k] for _, r in a.feed(n, t, tr) if r is not None]
+        if not a.quiescent:
+            continue
+        state = json.loads(json.dumps(a.checkpoint().to_json()))
+        waited += "jit_head" in state
+        b = Pipeline(packs, source="x")
+        b.restore(state)
+        after = [r for n, t, tr in recs[k:] for _, r in b.feed(n, t, tr) if r is not None]
+        after += [r for _, r in b.close() if r is not None]
+        assert [_dump(r) for r in before + after] == expected, f"restored after record {k}"
+    assert waited, "no checkpoint was taken while the header waited"

@@ -35,8 +35,9 @@ ARTIFACTS: set[tuple[str, str]] = {
 SINGLE_CUT: set[tuple[str, str]] = {
     ("hard-wrap-120", f"{stem}.log") for stem in (
         "llamacpp-111", "llamacpp-130", "llamacpp-134", "llamacpp-135", "sglang-006", "sglang-007",
-        "trtllm-167", "vllm-003", "vllm-107", "vllm-136")
-} | {("hard-wrap-160", "sglang-104.log"), ("hard-wrap-160", "trtllm-001.log"), ("hard-wrap-200", "sglang-104.log")}
+        "trtllm-167", "vllm-003", "vllm-107", "vllm-136", "vllm-382")
+} | {("hard-wrap-160", "sglang-104.log"), ("hard-wrap-160", "trtllm-001.log"), ("hard-wrap-200", "sglang-104.log"),
+     ("hard-wrap-160", "llamacpp-267.log"), ("hard-wrap-200", "llamacpp-267.log")}  # batch 18a/18b: one-line windows
 
 _PAIRS = cov.scored_pairs(FIXTURES)
 _RESULTS = cov.measure(_PAIRS, cov.DEFAULT + list(cov.WRAPS))

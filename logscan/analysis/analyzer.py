@@ -33,6 +33,11 @@ __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", 
            "kernel_of", "kv_norm", "kv_same"]
 
 
+#: what ``finish`` may change: ``peek`` with a launch command held runs it on copies of these
+_PEEK_STATE = ("_run", "_count", "up_seen", "_pending", "_jit_heads", "_disowned", "_unread",
+               "machine_held", "_command", "carried", "_named")
+
+
 class Analyzer:
     """Builds ``Run`` objects from a stream of events of one or more inputs.
 
@@ -377,7 +382,21 @@ class Analyzer:
         on the run state (e.g. an inferred platform), so it works on a deep copy: looking must
         not change what the run becomes.
         """
-        return self._close(copy.deepcopy(self._run)) if self._run is not None else None
+        if self._run is None:
+            return None
+        if self._command is None:
+            return self._close(copy.deepcopy(self._run))
+        # A launch command is held (its run is the next event's to decide): if the input ended
+        # now it would be the open run's last line (``finish``), so look at a copy of the state
+        # ``finish`` changes, in one deepcopy so the run it names stays the same object.
+        saved = {k: getattr(self, k) for k in _PEEK_STATE}
+        try:
+            for k, v in copy.deepcopy(saved).items():
+                setattr(self, k, v)
+            return next(iter(self.finish()), None)
+        finally:
+            for k, v in saved.items():
+                setattr(self, k, v)
 
     def _close(self, run: RunState) -> Run:
         """The ``Run`` that ``run`` makes (``close.close_run``, with this analyzer as its context)."""

@@ -22,7 +22,7 @@ def test_collect_env_aligned_sets_release_gpu_and_engine():
     run = _engine("vllm/vllm-368.log")  # vllm#45101: 'vLLM Version                 : 0.22.0'
     e = run.engine
     assert (e.name, e.version, e.version_source, e.ladder_version) == ("vllm", "0.22.0", "reported", "0.22.0")
-    assert "reporter's environment" in e.version_evidence
+    assert "not the engine's banner" in e.version_evidence
     assert run.config.gpu == "NVIDIA RTX PRO 6000 Blackwell Server Edition"
 
 

@@ -213,7 +213,8 @@ def reported_release(ctx: Analyzer, run: RunState, title: str) -> Optional[Versi
     run.reported_evidence = None
     if not run.version_reported or not run.engine_sure:
         return None
-    where = f"line {run.version_reported_line}, not the engine's banner"
+    where = (f"line {run.version_reported_line}, the reporter's environment (an env dump, pip pin or image tag), "
+             "not the engine's banner")
     v = parse_version(run.version_reported)
     if v is None:
         run.reported_evidence = (f"the reporter's environment names {run.version_reported!r} (line "

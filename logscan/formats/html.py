@@ -127,7 +127,7 @@ def _failure(f, cls: str, title: str, note: str) -> str:
 
 def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
     e = run.engine
-    how = {"logged": "logged", "inferred": "inferred", "reported": "reported by the environment block"}.get(
+    how = {"logged": "logged", "inferred": "inferred", "reported": "reported"}.get(
         e.version_source, "unknown")
     rows = [("source", f"{run.source} lines {run.first_line}-{run.last_line}"),
             ("engine", f"{e.name} {e.version or 'version unknown'} ({how}"

@@ -138,7 +138,7 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
     ver = e.version or "version unknown"
     how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}",
            "given": f"given: {e.version_evidence}",
-           "reported": f"reported by the environment block, {e.version_evidence}"}.get(
+           "reported": f"reported, {e.version_evidence}"}.get(
         e.version_source, e.version_evidence or "no version line, no era hint")
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}"]
     if run.folded is not None:

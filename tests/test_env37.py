@@ -68,3 +68,13 @@ def test_dev_build_is_read_before_the_release_it_precedes():
     e = _engine(None, lines).engine
     assert e.version_source == "reported" and "development build before 0.10.2" in e.version_evidence
     assert e.ladder_version is None or e.ladder_version < "0.10.2"
+
+
+def test_collect_env_gpu_on_the_header_line():
+    # older collect_env puts a single GPU on its header's line (vllm#13497's shape); the release
+    # is said by 'vLLM Version:' further down the same block
+    lines = ["GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090",
+             "Nvidia driver version: 535.183.01", "vLLM Version: 0.7.2", "vLLM Build Flags:"]
+    run = _engine(None, lines)
+    assert run.config.gpu == "NVIDIA GeForce RTX 4090"
+    assert (run.engine.name, run.engine.version, run.engine.version_source) == ("vllm", "0.7.2", "reported")

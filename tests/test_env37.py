@@ -78,3 +78,14 @@ def test_collect_env_gpu_on_the_header_line():
     run = _engine(None, lines)
     assert run.config.gpu == "NVIDIA GeForce RTX 4090"
     assert (run.engine.name, run.engine.version, run.engine.version_source) == ("vllm", "0.7.2", "reported")
+
+
+def test_pip_lines_of_lmdeploy_and_sglang_are_reported_releases():
+    # real logs (lmdeploy-148, sglang-270) with the reporter's pip line above them
+    lm = (FIX / "lmdeploy" / "lmdeploy-148.log").read_text(encoding="utf-8").splitlines()
+    e = _engine(None, ["lmdeploy                 0.7.3"] + lm).engine
+    assert (e.name, e.version, e.version_source) == ("lmdeploy", "0.7.3", "reported")
+    sg = (FIX / "sglang" / "sglang-270.log").read_text(encoding="utf-8").splitlines()
+    assert _engine(None, ["sglang==0.4.6.post1"] + sg).engine.version_source == "reported"
+    # 'pip install sglang==X' is a command, not the installed release: no release is taken from it
+    assert _engine(None, ["pip install sglang==0.4.6.post1"] + sg).engine.version_source != "reported"

@@ -79,7 +79,8 @@ class EngineInfo(PlainModel):
     #: the pack whose rules and ladders read the run (equal to ``name`` unless ``unknown``)
     read_with: Optional[str] = None
     version: Optional[str] = None
-    #: ``logged`` (with line), ``inferred`` (with reason), ``given`` (``--engine-version``) or ``unknown``
+    #: ``logged`` (with line), ``reported`` (the reporter's environment block: collect_env, check_env, pip,
+    #: an image tag; below a banner, above inference), ``inferred`` (with reason), ``given`` or ``unknown``
     version_source: str = "unknown"
     version_evidence: Optional[str] = None
     ladder_version: Optional[str] = None  #: the shipped ladder release used for rung positions

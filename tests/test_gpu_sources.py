@@ -49,10 +49,11 @@ def test_every_rule_gpu_source_is_a_kind_of_the_table():
 
 
 def test_wrapper_echo_names_the_gpu_as_weaker_evidence_and_opens_no_run():
-    # vllm-358: '✅ NVIDIA GPU: NVIDIA GB10' at line 9, the vLLM run starts at line 68
+    # vllm-358: '✅ NVIDIA GPU: NVIDIA GB10' at line 9; the vLLM run starts at line 52, the NGC container's
+    # 'vLLM Version 0.13.0+faa43dbf' banner (env37: read as the reporter's environment; before, line 68)
     report = scan(FIXTURES / "vllm" / "vllm-358.log")
     run = _run(report)
-    assert run.first_line == 68
+    assert run.first_line == 52
     assert run.config.gpu == "NVIDIA GB10"
     assert run.config.extra["gpu_source"] == "wrapper"
     assert "line 9" in run.config.extra["gpu_evidence"] and "weaker" in run.config.extra["gpu_evidence"]

@@ -315,7 +315,7 @@ def test_check_env_block_gives_gpu_cuda_and_release(tmp_path, cu, kernel):
     env = ("Python: 3.12.3\nCUDA available: True\nGPU 0,1: NVIDIA B200\nGPU 0,1 Compute Capability: 10.0\n"
            f"PyTorch: 2.7.1+{cu}\nsglang: 0.5.23\n")
     (run,) = _scan_text(tmp_path, env + _no_tell(tmp_path)).runs
-    assert (run.engine.name, run.engine.version, run.engine.version_source) == ("sglang", "0.5.23", "logged")
+    assert (run.engine.name, run.engine.version, run.engine.version_source) == ("sglang", "0.5.23", "reported")  # check_env: the reporter's environment (env37)
     sels = [s for s in run.selections if "NVFP4" in s.family]
     if kernel is None:
         assert sels == []  # torch built with CUDA 12.6: not Blackwell to SGLang, the native path raises

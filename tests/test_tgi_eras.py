@@ -120,9 +120,10 @@ def test_the_sm89_marlin_fp8_wording_dates_the_log_from_3_0_2(tmp_path):
 
 
 def test_a_real_3_0_1_log_is_read_against_the_2_4_0_era():
-    # tgi-116: the docker image tag text-generation-inference:3.0.1 on the pasted command
+    # tgi-116: the docker image tag text-generation-inference:3.0.1 on the pasted command: the
+    # reporter's environment (env37: version_reported), read as exactly as a logged release
     e = one_run("tgi-116")["engine"]
-    assert e["version"] == "3.0.1" and e["version_source"] == "logged" and e["ladder_version"] == "3.0.1"
+    assert e["version"] == "3.0.1" and e["version_source"] == "reported" and e["ladder_version"] == "3.0.1"
     assert "carried from 2.4.0" in TGI.ladders["3.0.1"].source
 
 

@@ -117,7 +117,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     findings = FindingSet(codes)
     add_finding = findings.add
 
-    logged_v = parse_version(info.version) if info.version_source == "logged" else None
+    logged_v = parse_version(info.version) if info.version_source in ("logged", "reported") else None
     between_ladders = bool(logged_v and info.ladder_version and Version(info.ladder_version) < logged_v)
     #: (line, rule) of events that gave something; (line, rule) -> why a stated finding was not trusted
     used: set[tuple[int, str]] = set()
@@ -125,7 +125,7 @@ def close_run(ctx: Analyzer, run: RunState) -> Run:
     pending: list = []  #: (event, kernel, how) of events naming a target no ladder placed (``targets``)
     assumed_on: set = set()  #: selections whose scheme a rule's ``assumes`` reading gave
     off_lists: list = []  #: "not understood" entries of choices absent from their own logged list
-    release = info.version if info.version_source == "logged" else info.ladder_version
+    release = info.version if info.version_source in ("logged", "reported") else info.ladder_version
     # the facts a skipped rung is judged on (the GPU, CUDA runtime, build, env, server args the
     # run states): ``fell`` counts the rungs none of them refuses, and the fallback is judged on them
     from .fallback import run_machine

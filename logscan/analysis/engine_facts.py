@@ -150,6 +150,11 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
         info.version, info.version_source = ctx.engine_version[run.engine], "given"
         info.version_evidence = "--engine-version" + (f" (the log says {run.version!r})" if run.version else "")
         v = parse_version(info.version)
+    elif (rep := reported_release(ctx, run, title)) is not None:
+        v = rep
+        info.version, info.version_source = run.version_reported, "reported"
+        info.version_evidence = (f"logged as {run.version!r} (a source build); " if run.version else "") \
+            + (run.reported_evidence or "")
     else:
         guess = infer_release(era_hints(ctx, run), candidate_releases(ctx.packs.packs[run.engine]))
         if run.version:
@@ -165,7 +170,8 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
         elif guess is not None:
             info.version_source = "inferred"
             prefix = f"logged as {run.version!r} (a source build); " if run.version else ""
-            info.version_evidence = prefix + guess.describe()
+            info.version_evidence = prefix + guess.describe() + (
+                f"; {run.reported_evidence}" if run.reported_evidence else "")
             info.release_range = [guess.releases[0], guess.releases[-1]]
             v = Version(guess.newest)
             run.era = list(guess.releases)
@@ -187,11 +193,53 @@ def engine_info(ctx: Analyzer, run: RunState) -> EngineInfo:
             # any shipped release may have run: a rung that sits elsewhere in another era is
             # named with its releases (``LadderIndex.elsewhere``), not left to the newest's
             run.era = list(idx.releases)
-        if (info.version_source == "logged" and v is not None and info.ladder_version
+        if (info.version_source in ("logged", "reported") and v is not None and info.ladder_version
                 and idx.exact(str(v)) is None):  # never round a release silently
             info.version_evidence = (f"{info.version_evidence}; {info.version} has no shipped ladder, so its "
                                      f"rungs are those of {info.ladder_version}, the newest older release")
     return info
+
+
+def reported_release(ctx: Analyzer, run: RunState, title: str) -> Optional[Version]:
+    """The release the reporter's environment states (``run.version_reported``: vLLM's
+    ``collect_env`` 'vLLM Version:', SGLang's / LMDeploy's ``check_env``, a pip pin, a docker image
+    tag, an issue template's bullet), used when no banner logs one and no ``--engine-version`` is
+    given; it beats the era inference, and where the era hints disagree the evidence says so.
+
+    A development build ``0.10.2.dev123+g...`` (setuptools-scm: commits after 0.10.1, before
+    0.10.2) is kept as reported and read against the newest release before 0.10.2; a name with no
+    release number (``nightly``, ``latest``, ``0.1.devN``) sets none: the release stays unknown or
+    inferred, and the evidence names what was reported (``run.reported_evidence``)."""
+    run.reported_evidence = None
+    if not run.version_reported or not run.engine_sure:
+        return None
+    where = (f"line {run.version_reported_line}, the reporter's environment (an env dump, pip pin or image tag), "
+             "not the engine's banner")
+    v = parse_version(run.version_reported)
+    if v is None:
+        run.reported_evidence = (f"the reporter's environment names {run.version_reported!r} (line "
+                                 f"{run.version_reported_line}), no release number: not used")
+        return None
+    ev = where
+    if v.is_devrelease:
+        ev += (f"; {run.version_reported} is a development build before {v.base_version}, read against "
+               f"the newest {title} release before it")
+    # the era hints that the reported release (the newest candidate at or before it) does not fit
+    older = [c for c in candidate_releases(ctx.packs.packs[run.engine]) if _le(c, v)]
+    if older:
+        fits = max(older, key=_release_order)
+        against = [h.why for h in era_hints(ctx, run) if not h.allows(fits)]
+        if against:
+            ev += f"; the log's era hints disagree ({fits} does not fit): " + "; ".join(against[:4])
+    run.reported_evidence = ev
+    return v
+
+
+def _le(release: str, base: Version) -> bool:
+    try:
+        return Version(release) <= base
+    except InvalidVersion:
+        return False
 
 
 def file_votes(run: RunState, pack: Pack) -> dict[str, list[str]]:

@@ -231,7 +231,7 @@ def release_need(info, pos) -> Optional[str]:
     """Why the run's release leaves a skipped rung undecided, or None: no release logged, given
     or inferred (the newest ladder assumed), or an inferred range whose ladders disagree on the
     selection's rung (``pos.elsewhere``)."""
-    if info.version_source in ("logged", "given"):
+    if info.version_source in ("logged", "given", "reported"):
         return None
     if info.version_source == "inferred":
         if pos.elsewhere:

@@ -154,7 +154,7 @@ def _may_be(info, releases: list[str]) -> list[str]:
     inferred range, else all of them."""
     from .ladders import parse_version
 
-    if info.version and info.version_source in ("logged", "given"):
+    if info.version and info.version_source in ("logged", "given", "reported"):
         return [info.version]
     rng = info.release_range if info.version_source == "inferred" else None
     if rng and len(rng) == 2 and all(parse_version(x) for x in rng):
@@ -201,7 +201,7 @@ def below_floor(run, pack, info, sel, machine, origin, add_finding) -> None:
                           "hardware floor")
         return
     known = "; ".join(m["says"] for m in misses)
-    sure = info.version_source in ("logged", "given")
+    sure = info.version_source in ("logged", "given", "reported")
     add_finding("BELOW_HARDWARE_FLOOR", ev, sel.rule, kernel=sel.kernel, inferred=True, basis="ladder",
                 family=sel.family, reasons=[
                     first, f"the engine's gate is known to let it through below the floor: {known}"

@@ -82,6 +82,11 @@ class RunState:
     engine: str
     version: Optional[str] = None
     version_line: Optional[int] = None
+    #: a release the reporter's environment states (collect_env / check_env, pip freeze, a docker
+    #: image tag, an issue template's bullet; ``sets.version_reported``): below a logged banner
+    version_reported: Optional[str] = None
+    version_reported_line: Optional[int] = None
+    reported_evidence: Optional[str] = None  #: set by ``engine_facts.reported_release``
     config: RunConfig = field(default_factory=RunConfig)
     platform: Optional[str] = None
     platform_line: Optional[int] = None
@@ -230,6 +235,9 @@ def set_fact(run: RunState, key: str, value: str, ev: Event, cli: Optional[CliSp
     if key == "version":
         if run.version is None:
             run.version, run.version_line = value, ev.line
+    elif key == "version_reported":
+        if run.version_reported is None:
+            run.version_reported, run.version_reported_line = value, ev.line
     elif key == "platform_fallback":
         run.platform, run.platform_line, run.platform_fallback = value.upper(), ev.line, True
     elif key == "platform_first":

@@ -127,7 +127,8 @@ def _failure(f, cls: str, title: str, note: str) -> str:
 
 def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
     e = run.engine
-    how = {"logged": "logged", "inferred": "inferred"}.get(e.version_source, "unknown")
+    how = {"logged": "logged", "inferred": "inferred", "reported": "reported"}.get(
+        e.version_source, "unknown")
     rows = [("source", f"{run.source} lines {run.first_line}-{run.last_line}"),
             ("engine", f"{e.name} {e.version or 'version unknown'} ({how}"
                        + (f": {e.version_evidence}" if e.version_evidence else "") + ")"),

@@ -137,7 +137,8 @@ def _run(run: Run, packs: "Optional[PackSet]" = None) -> list[str]:
     e = run.engine
     ver = e.version or "version unknown"
     how = {"logged": f"logged, {e.version_evidence}", "inferred": f"inferred: {e.version_evidence}",
-           "given": f"given: {e.version_evidence}"}.get(
+           "given": f"given: {e.version_evidence}",
+           "reported": f"reported, {e.version_evidence}"}.get(
         e.version_source, e.version_evidence or "no version line, no era hint")
     out = [f"Run {run.index + 1}: {run.source} lines {run.first_line}-{run.last_line}"]
     if run.folded is not None:

@@ -65,12 +65,13 @@ def _parse(v: Optional[str]) -> Optional[Version]:
 def release_of(engine: Optional[EngineInfo]) -> Release:
     """The ``Release`` of a run's ``EngineInfo`` (None: unknown, e.g. an input with no run).
 
-    Exact only when the log printed a parsable release number (``version_source == "logged"``);
+    Exact only when the log printed a parsable release number (``version_source == "logged"``, or
+    ``"reported"``: the reporter's environment block, collect_env / check_env, pip, an image tag);
     a source build or an unparsable version is inferred (with ``release_range``) or unknown.
     """
     if engine is None:
         return Release()
-    if engine.version_source == "logged" and _parse(engine.version) is not None:
+    if engine.version_source in ("logged", "reported") and _parse(engine.version) is not None:
         from ..analysis.ladders import parse_version
 
         if parse_version(engine.version) is not None:

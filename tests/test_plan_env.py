@@ -68,3 +68,11 @@ def test_scan_and_plan_read_the_switch_alike():
     assert env_disabled("vllm", {"VLLM_DISABLED_KERNELS": "A, B"}) == {"A": "VLLM_DISABLED_KERNELS",
                                                                        "B": "VLLM_DISABLED_KERNELS"}
     assert env_disabled("sglang", {"VLLM_DISABLED_KERNELS": "A"}) == {}
+
+
+def test_trial38_trtllm_nvfp4_default_backend_is_not_a_doubled_word():
+    # TRT-LLM llm_args.py Nvfp4GemmConfig.allowed_backends: unset it is the literal "default"
+    out = CliRunner().invoke(cli, ["ladder", "trtllm", "NVFP4", "--gpu", "RTX 5090"]).output
+    assert "nvfp4_gemm_config.allowed_backends" in out
+    assert "default default" not in out and "default (default)" not in out
+    assert '(unset: "default")' in out

@@ -219,7 +219,9 @@ def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool
         if val is None:
             return Verdict.unknown, f"{t.name} not given and no default known"
         src = "set" if t.name in m.env else "default"
-        return ok(str(val).strip().lower() in {v.lower() for v in t.values}), f"{t.name}={val} ({src})"
+        why = (f'{t.name} unset ("{val}")' if src == "default" and str(val).strip().lower() == "default"
+               else f"{t.name}={val} ({src})")  # not "=default (default)" (TRT-LLM allowed_backends)
+        return ok(str(val).strip().lower() in {v.lower() for v in t.values}), why
     if k in ("dtype", "layer", "group_size"):
         name = "group_size" if k == "group_size" else t.field
         have = facts.get(name)

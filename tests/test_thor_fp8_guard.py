@@ -1,0 +1,34 @@
+"""vLLM's CUTLASS FP8 GEMM on Thor (sm110), by release (trial 38, /tmp/t38/a-vllm39712.log:
+"This kernel only supports sm100f."): csrc/cutlass_extensions/common.hpp ``enable_sm100f_only``
+admits __CUDA_ARCH__ 1000 / 1030 only in 0.16.0-0.20.2 (read in each sdist); 0.21.0 has
+``enable_sm100_to_sm120`` (PR #39712). Data: patterns/planning/vllm.toml ``[[add]]``."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from logscan.cli import cli
+
+
+def _cutlass(gpu, version, cuda="13.0"):
+    r = CliRunner().invoke(cli, ["ladder", "vllm", "FP8", "--gpu", gpu, "--cuda", cuda,
+                                 "--engine-version", version, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    w = json.loads(r.output)
+    return w, next(x for x in w["rungs"] if x["kernel"] == "CutlassFP8ScaledMMLinearKernel")
+
+
+@pytest.mark.parametrize("version", ["0.16.0", "0.19.1", "0.20.2"])
+def test_trial38_thor_cutlass_fp8_fails_before_0_21(version):
+    w, rung = _cutlass("Thor", version)
+    assert rung["verdict"] == "fails"
+    assert any(t["verdict"] == "fails" and "enable_sm100f_only" in t["source"] for t in rung["terms"])
+    assert all(o["kernel"] != "CutlassFP8ScaledMMLinearKernel" for o in w["outcomes"])
+
+
+def test_thor_cutlass_fp8_passes_from_0_21_and_other_archs_are_untouched():
+    assert _cutlass("Thor", "0.21.0")[1]["verdict"] == "passes"
+    assert _cutlass("H100", "0.19.1", "12.8")[1]["verdict"] == "passes"
+    assert _cutlass("B200", "0.19.1", "12.8")[1]["verdict"] == "passes"

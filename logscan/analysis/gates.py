@@ -69,6 +69,10 @@ class Machine:
     #: hardware floors (``FP8``, ``FP4``) a log line states the GPU lacks (rule ``lacks_native``),
     #: with that line: a floor term fails on them when the GPU itself is unknown
     lacks: dict[str, str] = field(default_factory=dict)
+    #: planning only (``ladder`` / ``matrix --gpu`` without ``--cuda``): the lowest CUDA runtime the
+    #: GPU's arch runs under (``gpus.min_cuda``); a ``cuda_min`` it meets passes. ``scan`` leaves it
+    #: None: a log's runtime is what the log says, never inferred from the GPU
+    cuda_floor: Optional[str] = None
 
     def describe(self) -> str:
         """One line: ``CUDA sm90 (H100), CUDA runtime unknown, packages unknown``; on ROCm the arch
@@ -195,6 +199,10 @@ def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool
         return ok((t.lo or 0) <= cc < (t.hi or 10_000)), f"sm{cc}"
     if k in ("cuda_min", "torch_min"):
         have = _ver(m.cuda if k == "cuda_min" else m.torch)
+        if have is None and k == "cuda_min" and m.cuda_floor:
+            floor, need = _ver(m.cuda_floor), _ver(t.version)  # the GPU's arch needs this runtime at least
+            if floor is not None and need is not None and floor >= need:
+                return Verdict.passes, f"CUDA runtime not given; sm{m.cc} needs {floor} or newer"
         if have is None:
             return Verdict.unknown, ("CUDA runtime" if k == "cuda_min" else "torch") + " version not given"
         need = _ver(t.version)
@@ -219,7 +227,9 @@ def _eval(t: GateTerm, m: Machine, facts: dict[str, list[str]], optimistic: bool
         if val is None:
             return Verdict.unknown, f"{t.name} not given and no default known"
         src = "set" if t.name in m.env else "default"
-        return ok(str(val).strip().lower() in {v.lower() for v in t.values}), f"{t.name}={val} ({src})"
+        why = (f'{t.name} unset ("{val}")' if src == "default" and str(val).strip().lower() == "default"
+               else f"{t.name}={val} ({src})")  # not "=default (default)" (TRT-LLM allowed_backends)
+        return ok(str(val).strip().lower() in {v.lower() for v in t.values}), why
     if k in ("dtype", "layer", "group_size"):
         name = "group_size" if k == "group_size" else t.field
         have = facts.get(name)

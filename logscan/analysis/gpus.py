@@ -44,6 +44,9 @@ class CapabilityList(PlainModel):
     given directly (``sm_121a``, ``12.1``) may name."""
 
     cuda: list[int] = spec(default_factory=list)
+    #: the first CUDA runtime that knows an arch (cc digits as text -> version): a GPU of that
+    #: arch never runs under an older one (``min_cuda``)
+    min_cuda: dict[str, str] = spec(default_factory=dict)
 
 
 @plain(strict=True)
@@ -97,6 +100,15 @@ def source_words(kind: Optional[str]) -> str:
     """How reports say a GPU source kind (``[source.<kind>] words``), the kind itself when unlisted."""
     entry = gpu_file().source.get(kind or ENGINE_SOURCE)
     return entry.words if entry is not None else str(kind)
+
+
+def min_cuda(cc: Optional[int]) -> Optional[str]:
+    """The lowest CUDA runtime a GPU of compute capability ``cc`` runs under (``patterns/gpus.toml``
+    ``[capability] min_cuda``: sm110 13.0, sm100 / sm120 12.8, sm90 11.8; sources there), None
+    when the table does not hold it."""
+    if cc is None:
+        return None
+    return gpu_file().capability.min_cuda.get(str(cc))
 
 
 def package_name(text: str) -> str:

@@ -69,6 +69,9 @@ def matrix(packs: PackSet, scheme_name: str, machine: Machine, schemes: Optional
         out.walks.append(w)
         row = MatrixRow(engine=eng, ladder_version=w.ladder_version, registry=w.registry)
         _matrix_row(row, w)
+        unread = [n for n in w.notes if n.startswith("--env ")]  # said in the row, never silently echoed
+        if unread:
+            row.note = "; ".join(([row.note] if row.note else []) + unread)
         out.rows.append(row)
     return out
 

@@ -10,6 +10,8 @@ over each wheel) and keep some requirements as unstructured text (``supports_mx(
   replaced by ``terms`` (an empty list drops a requirement the scheme always meets);
 - ``[[moe]]``: per-backend gates of a MoE oracle priority list (``registry``: regex over the
   registry name; ``releases``: PEP 440 specifier), read from the oracle and experts classes;
+- ``[[add]]``: terms a rung needs in some releases only (``releases``), beyond the Python gate
+  the ladders are generated from: a compiled kernel's arch guard read in the release's C++ source;
 - ``[[disagree]]``: where the shipped reference and the seeds differ; the release's source
   wins and the answer names both;
 - ``[scheme.<ID>]``: ``holds`` lists requirements a checkpoint of the scheme meets by
@@ -45,6 +47,18 @@ class TermRewrite(_M):
     match: str
     terms: list[GateTerm] = field(default_factory=list)
     kernels: list[str] = field(default_factory=list)  #: restrict to these rungs (empty: any)
+    why: str
+
+
+@plain(strict=True)
+class TermAdd(_M):
+    """Terms a rung needs in some releases beyond its Python gate (``kernels``; ``releases``: PEP 440
+    specifier over the ladder's release): a compiled kernel's own arch guard, read in the release's
+    C++ source (vLLM csrc/cutlass_extensions/common.hpp ``enable_sm100f_only``)."""
+
+    kernels: list[str]
+    releases: str = ""
+    terms: list[GateTerm] = field(default_factory=list)
     why: str
 
 
@@ -98,6 +112,7 @@ class Overlay(_M):
 
     engine: str
     term: list[TermRewrite] = field(default_factory=list)
+    add: list[TermAdd] = field(default_factory=list)
     moe: list[MoeGates] = field(default_factory=list)
     disagree: list[Disagreement] = field(default_factory=list)
     exhausted: list[Exhausted] = field(default_factory=list)
@@ -285,6 +300,9 @@ def rung_terms(ladder, reg, name: str, ov=None, mg=None) -> tuple[list[GateTerm]
     else:  # no terms: always available on a generated registry; unrecorded on a hand-kept chain or MoE list
         terms, recorded = [], k is not None and (reg.kind == "linear" or k.gate.lower().startswith("always"))
     terms, used = rewrite(ov, name, terms)
+    for a in (ov.add if ov is not None and recorded else ()):  # release-scoped needs (compiled arch guards)
+        if name in a.kernels and _in(ladder.version, a.releases):
+            terms, used = terms + list(a.terms), used + [a.why]
     if recorded:  # the hardware floor of native low-precision compute (analysis/floors.py)
         from .floors import floor_terms
 

@@ -207,6 +207,9 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
     out.registry, out.role = reg.name, reg.role
     ov = load_overlay(engine)
     mg = moe_gates(ov, reg.name, release) if reg.kind in ("moe", "if_chain") else None
+    from .switches import disabled_term, env_disabled, unread
+
+    off = env_disabled(engine, machine.env)  # --env VLLM_DISABLED_KERNELS=...: scan's reading
     walked: list[tuple[str, str, list[GateTerm]]] = []
     for i, name in enumerate(rungs):
         k = ladder.kernel.get(name)
@@ -214,6 +217,8 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
         if not recorded:
             # a rung with no recorded facts is never guessed: it stays unknown, named as such
             terms = [GateTerm(kind="opaque", text=f"{name} gate not recorded" + (f" ({k.gate[:160]})" if k and k.gate else ""))]
+        if name in off:
+            terms = [disabled_term(name, off[name], machine.env[off[name]]), *terms]
         v, res = evaluate_terms(terms, machine, facts)
         hv, _ = evaluate_terms(terms, machine, facts, optimistic=True)
         ov_v, _ = evaluate_terms(terms, machine, facts, assume=frozenset({"option"}))
@@ -227,6 +232,10 @@ def walk_ladder(ladder: LadderFile, sid: str, scheme: Scheme, se: SchemeEngine, 
             rung.needs = _option_needs(terms, machine, facts)
         out.rungs.append(rung)
         walked.append((name, cost, terms))
+    for n in unread(machine.env, engine, [t for _, _, ts in walked for t in ts] + list(se.gates),
+                    [v for r in rungs for v in (ladder.kernel[r].env if r in ladder.kernel else {})]):
+        out.notes.append(f"--env {n}: not read by any rung of {reg.name} ({engine} {release}) nor by the "
+                         f"scheme's gate: it does not change this answer")
     _predict(out, reg)
     _floor_note(out, walked, machine, facts)
     from .overlay import exhausted_message
@@ -293,7 +302,7 @@ def _option_needs(terms: list[GateTerm], machine: Machine, facts: dict[str, list
     for t in terms:
         if evaluate(t, machine, facts).verdict != Verdict.fails:
             continue
-        if t.kind == "option":
+        if t.kind == "option" and not t.negate:
             needs.append(f"{t.name}={'|'.join(t.values)}")
         elif t.kind == "any_of":
             for opt in t.options:

@@ -196,10 +196,10 @@ def disabled_kernels(run: RunState) -> dict[str, str]:
     comma-separated list as the engine reads it) -> the switch that holds it (fact
     ``disabled_kernels_switch``, the rule's words, e.g. ``VLLM_DISABLED_KERNELS``). Empty when
     the log sets none."""
+    from .switches import listed_kernels
+
     extra = run.config.extra
-    names = [n.strip() for n in (extra.get("disabled_kernels") or "").split(",") if n.strip()]
-    switch = extra.get("disabled_kernels_switch") or "an environment switch"
-    return {n: switch for n in names}
+    return listed_kernels(extra.get("disabled_kernels") or "", extra.get("disabled_kernels_switch") or "an environment switch")
 
 
 def where(machine) -> str:

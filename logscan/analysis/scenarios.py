@@ -191,14 +191,26 @@ def _collect(terms: Iterable[GateTerm], out: dict[str, set]) -> None:
                 out.setdefault(("values", name), set()).update(str(v) for v in t.values)
 
 
+def _cuda_floor(machine: Machine) -> Optional[Version]:
+    """The lowest CUDA runtime the given GPU runs under (``Machine.cuda_floor``, planning only, from
+    ``gpus.min_cuda``), None when not set (CUDA runtime given: it is no variable then)."""
+    if machine.cuda or not machine.cuda_floor:
+        return None
+    return _v(machine.cuda_floor)
+
+
 def initial_domains(gates: list[list[GateTerm]], machine: Machine, facts: dict[str, list[str]],
                     ccs: Iterable[int]) -> dict[Var, frozenset]:
     """Domains of the unknown variables: version points are the thresholds the gates name plus 0."""
     seen: dict[str, set] = {}
     for g in gates:
         _collect(g, seen)
+    cudas = frozenset({_ZERO, *seen.get("cuda_min", ())})
+    floor = _cuda_floor(machine)
+    if floor is not None:  # a runtime older than the GPU's arch cannot be (gpus.toml min_cuda)
+        cudas = frozenset({floor, *(v for v in cudas if v > floor)})
     init: dict[Var, frozenset] = {("cc",): frozenset(ccs),
-                                  ("cuda",): frozenset({_ZERO, *seen.get("cuda_min", ())}),
+                                  ("cuda",): cudas,
                                   ("torch",): frozenset({_ZERO, *seen.get("torch_min", ())})}
     for name, vals in facts.items():
         if vals:

@@ -45,6 +45,17 @@ TERM_FORMS: dict[str, tuple[str, str, Optional[str]]] = {
 }
 
 
+def _default_sfx(default) -> str:
+    """`` (default 0)``; a default that is itself the word ``default`` (TRT-LLM's
+    ``nvfp4_gemm_config.allowed_backends``, llm_args.py) reads `` (unset: "default")``, not
+    ``(default default)`` (trial 38)."""
+    if default is None:
+        return ""
+    if str(default).strip().lower() == "default":
+        return f' (unset: "{default}")'
+    return f" (default {default})"
+
+
 def _fields(t: GateTerm, words: bool) -> dict[str, object]:
     """The format fields of ``t``; in words a missing capability reads as 0 (``sm0``)."""
     gfx = [f"{v}*" for v in t.values]
@@ -54,7 +65,7 @@ def _fields(t: GateTerm, words: bool) -> dict[str, object]:
         platforms_slash="/".join(t.platforms), platforms_or=" or ".join(t.platforms),
         values_csv=",".join(t.values), values_or=" or ".join(t.values), values_slash=" / ".join(t.values),
         gfx_csv=",".join(gfx), gfx_or=" or ".join(gfx), field_words=t.field.replace("_", " "),
-        default_sfx=f" (default {t.default})" if t.default is not None else "",
+        default_sfx=_default_sfx(t.default),
     )
     if words:
         f.update(cc=t.cc or 0, lo=t.lo or 0, hi_1=(t.hi or 1) - 1)

@@ -42,6 +42,10 @@ def _machine(platform: str, gpu: str | None, cuda: str | None, with_: str | None
         k, v = kv.split("=", 1)
         m.env[k.strip()] = v.strip()
     _checkpoint(m, **ckpt)
+    if m.cuda is None and m.platform == "CUDA":
+        from ..analysis.gpus import min_cuda
+
+        m.cuda_floor = min_cuda(m.cc)  # sm110 runs under CUDA 13.0+ (patterns/gpus.toml, sources there)
     return m
 
 

@@ -1,0 +1,56 @@
+"""New-user trial 38's scan problems (fix37b), each on the trial's real log (tests/data/t38/),
+with a counter-example."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from logscan.api import scan
+
+T38 = Path(__file__).parent / "data" / "t38"
+FIX = Path(__file__).parents[1] / "fixtures"
+
+
+def _write(tmp_path, text: str, name: str = "x.log") -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+# 1. a message printed before a cut traceback is not the exception it chains to
+def test_printed_line_before_cut_traceback_is_no_chained_cause():
+    run = scan(str(T38 / "a-vllm39712.log")).runs[0]
+    sf = run.start_failure
+    assert sf is not None and sf.cause is None and sf.cause_line is None
+    assert "chains to" not in sf.headline
+    assert sf.headline.startswith("no exception line in the log (the traceback from line 6 is cut")
+    # the arch guard's print is still the run's finding
+    assert [f.code for f in run.findings] == ["UNSUPPORTED_ON_ARCH"]
+
+
+def test_logger_exception_record_still_chains():
+    # vllm-001: logger.exception's message and its traceback are one record (same prefix)
+    sf = scan(str(FIX / "vllm" / "vllm-001.log")).runs[0].start_failure
+    assert sf.cause_line == 2 and "chains to" in sf.headline
+
+
+def test_real_chaining_marker_still_chains():
+    sf = scan(str(FIX / "vllm" / "vllm-195.log")).runs[0].start_failure
+    assert sf.cause_line == 9 and sf.exception_type == "AssertionError"
+
+
+def test_other_prefix_error_line_is_no_chained_cause(tmp_path):
+    # an error line of another logger record (other file:line) above a traceback is not its message
+    log = ("ERROR 12-11 21:46:49 worker.py:12] Marlin MoE only supports SM80 or newer devices.\n"
+           "ERROR 12-11 21:46:50 engine.py:366] Traceback (most recent call last):\n"
+           'ERROR 12-11 21:46:50 engine.py:366]   File "/x/vllm/engine/multiprocessing/engine.py", line 357, in run_mp_engine\n'
+           "ERROR 12-11 21:46:50 engine.py:366]     engine = MQLLMEngine.from_engine_args(engine_args=engine_args,\n")
+    sf = scan(_write(tmp_path, log)).runs[0].start_failure
+    assert sf is not None and sf.cause_line is None and "chains to" not in sf.headline
+
+
+def test_gate_reason_covers_a_run_time_arch_guard():
+    from logscan.api import gate
+    import datetime
+    res = gate(scan(str(T38 / "a-vllm39712.log")), today=datetime.date(2026, 12, 6))
+    chk = next(c for c in res.checks if c.code == "UNSUPPORTED_ON_ARCH")
+    assert "arch guard at run time" in chk.message and chk.verdict.value == "fail"

@@ -54,3 +54,41 @@ def test_gate_reason_covers_a_run_time_arch_guard():
     res = gate(scan(str(T38 / "a-vllm39712.log")), today=datetime.date(2026, 12, 6))
     chk = next(c for c in res.checks if c.code == "UNSUPPORTED_ON_ARCH")
     assert "arch guard at run time" in chk.message and chk.verdict.value == "fail"
+
+
+# 2. fail closed: a start cut before its first kernel selection is START_INCOMPLETE too
+def _gate_codes(path):
+    import datetime
+    from logscan.api import gate
+    return [c.code for c in gate(scan(path), today=datetime.date(2026, 12, 6)).checks if c.verdict.value == "fail"]
+
+
+def test_start_cut_before_any_selection_is_incomplete(tmp_path):
+    data = (FIX / "vllm" / "vllm-005.log").read_bytes()[:1500]  # trial 38: head -c 1500
+    p = tmp_path / "trunc.log"
+    p.write_bytes(data)
+    assert "START_INCOMPLETE" in _gate_codes(str(p))
+    assert "START_INCOMPLETE" in _gate_codes(str(FIX / "vllm" / "vllm-005.log"))
+
+
+def test_excerpt_showing_no_start_is_not_incomplete(tmp_path):
+    # a quoted warning line with no engine start under way (no version line) is not judged a cut start
+    p = _write(tmp_path, "WARNING 03-17 15:05:47 [config.py:1] Casting torch.bfloat16 to torch.float16.\n")
+    assert "START_INCOMPLETE" not in _gate_codes(p)
+
+
+def test_failed_start_before_selection_is_not_incomplete():
+    assert "START_INCOMPLETE" not in _gate_codes(str(T38 / "a-vllm39712.log"))
+
+
+def test_last_run_cut_before_selection_is_counted(tmp_path):
+    # a log that restarts and is cut (a SIGINT'd pipe, trial 38) in the last start's weight loading
+    data = (FIX / "vllm" / "vllm-005.log").read_bytes()
+    p = tmp_path / "restart.log"
+    p.write_bytes(data + data[:1500].rsplit(b"\n", 1)[0] + b"\n")
+    import datetime
+    from logscan.api import gate
+    r = scan(str(p))
+    assert len(r.runs) == 2 and not r.runs[1].selections
+    cut = [c.run for c in gate(r, today=datetime.date(2026, 12, 6)).checks if c.code == "START_INCOMPLETE"]
+    assert cut == [1, 2]

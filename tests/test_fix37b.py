@@ -92,3 +92,27 @@ def test_last_run_cut_before_selection_is_counted(tmp_path):
     assert len(r.runs) == 2 and not r.runs[1].selections
     cut = [c.run for c in gate(r, today=datetime.date(2026, 12, 6)).checks if c.code == "START_INCOMPLETE"]
     assert cut == [1, 2]
+
+
+# 3. TensorRT-LLM's 'FP4 Gemm not supported before Blackwell, nor GeForce Blackwell' is an arch refusal
+def test_trtllm_fp4_gemm_before_blackwell_is_arch_refusal():
+    run = scan(str(T38 / "d-trtllm5018.log")).runs[0]
+    assert [(f.code, f.line) for f in run.findings] == [("UNSUPPORTED_ON_ARCH", 2)]
+    assert not run.unexplained
+    assert (run.first_line, run.last_line) == (1, 2)
+
+
+def test_not_supported_before_needs_a_format_and_an_arch(tmp_path):
+    log = ("[TensorRT-LLM] TensorRT-LLM version: 0.19.0\n"
+           "Signup not supported in pre-release\n"
+           "This model is not supported before transformers 4.45\n")
+    run = scan(_write(tmp_path, log)).runs[0]
+    assert not [f for f in run.findings if f.code == "UNSUPPORTED_ON_ARCH"]
+
+
+def test_unread_line_is_inside_its_run(tmp_path):
+    # a kernel sentence no rule reads stays in the span of the run that lists it
+    log = ("[TensorRT-LLM] TensorRT-LLM version: 0.19.0\n"
+           "FP4 Gemm not supported with this scaling layout\n")
+    run = scan(_write(tmp_path, log)).runs[0]
+    assert [u.line for u in run.unexplained] == [2] and run.last_line == 2

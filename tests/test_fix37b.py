@@ -116,3 +116,18 @@ def test_unread_line_is_inside_its_run(tmp_path):
            "FP4 Gemm not supported with this scaling layout\n")
     run = scan(_write(tmp_path, log)).runs[0]
     assert [u.line for u in run.unexplained] == [2] and run.last_line == 2
+
+
+# 4. VLLM_DISABLED_KERNELS assigned at any shell assignment position is the run's environment
+def test_wrapper_line_sets_disabled_kernels():
+    r = scan(str(T38 / "b-lightnav6.log"))
+    run = r.runs[0]
+    assert run.engine.name == "vllm"
+    ev = next(e for e in r.events if e.rule == "vllm.config.disabled-kernels")
+    assert ev.line == 1 and ev.groups["kernels"].split(",") == [
+        "MarlinFP8ScaledMMLinearKernel", "FlashInferFP8ScaledMMLinearKernel", "CutlassFP8ScaledMMLinearKernel"]
+
+
+def test_prose_mention_is_advice_not_a_setting(tmp_path):
+    r = scan(_write(tmp_path, "Set VLLM_DISABLED_KERNELS=MarlinLinearKernel to work around it.\n"))
+    assert not [e for e in r.events if e.rule == "vllm.config.disabled-kernels"]

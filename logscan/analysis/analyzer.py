@@ -151,6 +151,9 @@ class Analyzer:
             if run is not None and run.source == ev.source:
                 if len(run.unread) < 256:
                     run.unread.append(ev)
+                # the run's span holds the lines it lists as not understood (trial 38: "lines 1-1"
+                # above its own line 2's entry)
+                run.last_line = max(run.last_line, ev.line)
             elif len(self._unread.setdefault(ev.source, [])) < 64:
                 self._unread[ev.source].append(ev)
             return

@@ -118,11 +118,26 @@ def _chained_cause(run: RunState, tb_line: int, findings: Iterable[Finding]) -> 
     cands = [(e.line, e.message) for e in run.events if e.kind not in _NOT_EXCEPTION and exception_type(e.message)]
     cands += [(f.line, f.evidence) for f in findings if not f.inferred and exception_type(f.evidence)]
     # ``logger.exception(e)`` (vLLM V0's engine.py) logs str(e), with no class name, and then the
-    # traceback: an error finding the engine stated just before the traceback is its exception
+    # traceback, in one log record: an error finding stated in the traceback's own record (same
+    # logger prefix) is its exception; a message merely printed before a traceback (trial 38's
+    # bare 'This kernel only supports sm100f.' above an EngineCore traceback) is no chaining evidence
+    tb = next((e for e in run.events if e.line == tb_line), None)
     cands += [(f.line, f.evidence) for f in findings
-              if not f.inferred and f.severity.value == "error" and not exception_type(f.evidence)]
+              if not f.inferred and f.severity.value == "error" and not exception_type(f.evidence)
+              and _same_record(run, f.line, tb)]
     cands = [c for c in cands if tb_line - CHAINED <= c[0] < tb_line]
     return max(cands) if cands else None
+
+
+def _same_record(run: RunState, line: int, tb: Optional[Event]) -> bool:
+    """Whether ``line`` and the traceback's first line ``tb`` are one log record: both carry the
+    same logger prefix (level, timestamp, ``file:line``, process), as Python's ``logger.exception``
+    prints its message and then the traceback (vLLM V0 ``engine.py:366``, vllm-001); a line
+    without a logger prefix never is."""
+    ev = next((e for e in run.events if e.line == line), None)
+    if ev is None or tb is None or not ev.fileinfo:
+        return False
+    return (ev.fileinfo, ev.level, ev.timestamp, ev.process) == (tb.fileinfo, tb.level, tb.timestamp, tb.process)
 
 
 #: how far before an engine's failure line a worker's exception may sit and still be its cause

@@ -1,4 +1,4 @@
-"""START_INCOMPLETE: a run that chose kernels but whose log shows neither that the server came up
+"""START_INCOMPLETE: a run that chose kernels (or whose start is seen under way) but whose log shows neither that the server came up
 nor that it failed (the log was cut off). What a ready line is lives in the packs (rules of
 ``kind = "ready"``, ``patterns/<engine>/rules/99-uncaught.toml``); the gate reads only events.
 ``_incomplete_check`` is the gate check (judged by ``judge._judge``; ``gate/evaluate.py``
@@ -51,10 +51,28 @@ def came_up(report: Report, run: Run, up: Optional[set[tuple[str, int]]] = None)
     return (run.source, run.first_line) in (runs_up(report) if up is None else up)
 
 
+#: event kinds that show an engine start under way before any kernel is chosen: the engine's own
+#: version line (vLLM's logo 'version ...'), its start-up configuration (launch command,
+#: 'non-default args', engine config)
+START_KINDS = frozenset({"version"})
+
+
+def _start_seen(report: Report, run: Run) -> bool:
+    """Whether ``run``'s lines show its start under way (an event of ``START_KINDS``): a log cut
+    after that but before any kernel selection is a start not seen to complete; an excerpt of a
+    few lines that shows no start (an issue's quoted warning) is not judged so."""
+    return any(e.kind in START_KINDS and e.source == run.source and run.first_line <= e.line <= run.last_line
+               for e in report.events)
+
+
 def cut_off(report: Report, run: Run, up: Optional[set[tuple[str, int]]] = None) -> bool:
-    """A run that chose kernels but that no line shows to have come up (``came_up``, or a stop after
-    serving: ``Run.stopped``) or failed, at start or while serving: what the gate judges as START_INCOMPLETE and the text summary names."""
-    return (bool(run.selections) and run.start_failure is None and run.serving_failure is None
+    """A run that no line shows to have come up (``came_up``, or a stop after serving:
+    ``Run.stopped``) or failed, at start or while serving: what the gate judges as START_INCOMPLETE
+    and the text summary names. Whether it chose kernels or not: a log cut before its first kernel
+    selection (trial 38: the first 1500 bytes of vllm-005, or a last run a SIGINT cut) is no
+    more complete than one cut after it (fail closed, docs/lifecycle.md)."""
+    return ((bool(run.selections) or _start_seen(report, run))
+            and run.start_failure is None and run.serving_failure is None
             and not (run.stopped is not None and run.stopped.served) and not came_up(report, run, up))
 
 

@@ -33,11 +33,6 @@ __all__ = ["Analyzer", "PLATFORMS", "FindingSet", "RunState", "SelectionGroup", 
            "kernel_of", "kv_norm", "kv_same"]
 
 
-#: what ``finish`` may change: ``peek`` with a launch command held runs it on copies of these
-_PEEK_STATE = ("_run", "_count", "up_seen", "_pending", "_jit_heads", "_disowned", "_unread",
-               "machine_held", "_command", "carried", "_named")
-
-
 class Analyzer:
     """Builds ``Run`` objects from a stream of events of one or more inputs.
 
@@ -151,9 +146,6 @@ class Analyzer:
             if run is not None and run.source == ev.source:
                 if len(run.unread) < 256:
                     run.unread.append(ev)
-                # the run's span holds the lines it lists as not understood (trial 38: "lines 1-1"
-                # above its own line 2's entry)
-                run.last_line = max(run.last_line, ev.line)
             elif len(self._unread.setdefault(ev.source, [])) < 64:
                 self._unread[ev.source].append(ev)
             return
@@ -389,17 +381,7 @@ class Analyzer:
             return None
         if self._command is None:
             return self._close(copy.deepcopy(self._run))
-        # A launch command is held (its run is the next event's to decide): if the input ended
-        # now it would be the open run's last line (``finish``), so look at a copy of the state
-        # ``finish`` changes, in one deepcopy so the run it names stays the same object.
-        saved = {k: getattr(self, k) for k in _PEEK_STATE}
-        try:
-            for k, v in copy.deepcopy(saved).items():
-                setattr(self, k, v)
-            return next(iter(self.finish()), None)
-        finally:
-            for k, v in saved.items():
-                setattr(self, k, v)
+        return boundary.peek_held(self)  # a held launch command would be its last line
 
     def _close(self, run: RunState) -> Run:
         """The ``Run`` that ``run`` makes (``close.close_run``, with this analyzer as its context)."""

@@ -7,6 +7,7 @@ the packs.
 """
 from __future__ import annotations
 
+import copy
 from typing import Optional
 
 from ..models import Event
@@ -151,3 +152,23 @@ def engine_of(prefix_engine: Optional[str], context_engine: Optional[str], rule_
     if run is not None and run.source == source:
         return run.engine, False
     return context_engine or rule_engine, context_engine is not None
+
+
+#: what ``Analyzer.finish`` may change: ``peek_held`` runs it on copies of these
+_PEEK_STATE = ("_run", "_count", "up_seen", "_pending", "_jit_heads", "_disowned", "_unread",
+               "machine_held", "_command", "carried", "_named")
+
+
+def peek_held(an):
+    """The open run of ``an`` (an ``Analyzer``) as ``finish`` would close it now that a launch
+    command is held (its run is the next event's to decide; at the input's end it is the open
+    run's last line), without changing ``an``: ``finish`` runs on copies of its state, taken in
+    one deepcopy so the run the state names stays one object. Returns a ``Run`` or None."""
+    saved = {k: getattr(an, k) for k in _PEEK_STATE}
+    try:
+        for k, v in copy.deepcopy(saved).items():
+            setattr(an, k, v)
+        return next(iter(an.finish()), None)
+    finally:
+        for k, v in saved.items():
+            setattr(an, k, v)

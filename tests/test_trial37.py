@@ -2,6 +2,8 @@
 trtllm-215, mlc-llm-190): each fix on the real log, with a counter-example."""
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from logscan.api import scan
@@ -32,22 +34,20 @@ def test_compilation_error_def_prefixed_start_failure():
     assert run.start_failure is not None and run.start_failure.failing_kernel == "_w8a8_triton_block_scaled_mm"
 
 
-def test_def_line_of_ordinary_python_names_no_kernel(tmp_path):
+_ERR = "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")\n"
+
+
+@pytest.mark.parametrize("log", [
     # a traceback's quoted `def` line (no CompilationError header right above it) is no kernel
-    log = ("Traceback (most recent call last):\n"
-           '  File "/usr/lib/python3.12/site-packages/foo/wrap.py", line 12, in wrapper\n'
-           "    def wrapper(*args):\n"
-           "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")\n")
-    f = next(f for f in scan(_write(tmp_path, log)).runs[0].findings if f.code == "UNSUPPORTED_ON_ARCH")
-    assert f.kernel is None
-
-
-def test_excerpt_not_starting_at_def_names_no_kernel(tmp_path):
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3.12/site-packages/foo/wrap.py", line 12, in wrapper\n'
+    "    def wrapper(*args):\n" + _ERR,
     # an error deep in the kernel: the excerpt shows body lines, no def line (lmdeploy-159's shape)
-    log = ("triton.compiler.errors.CompilationError: at 124:14:\n"
-           "        k = tl.load(k_ptrs + b_offset * stride_kp)\n"
-           "              ^\n"
-           "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")\n")
+    "triton.compiler.errors.CompilationError: at 124:14:\n"
+    "        k = tl.load(k_ptrs + b_offset * stride_kp)\n"
+    "              ^\n" + _ERR,
+], ids=["ordinary-def-line", "excerpt-not-at-def"])
+def test_a_def_line_names_a_kernel_only_right_after_the_header(tmp_path, log):
     f = next(f for f in scan(_write(tmp_path, log)).runs[0].findings if f.code == "UNSUPPORTED_ON_ARCH")
     assert f.kernel is None
 

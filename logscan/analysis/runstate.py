@@ -67,9 +67,6 @@ class SelectionGroup:
     #: the explicit ranks that printed it, or ``main`` for a line without one
     printers: set[str] = field(default_factory=set)
     events: list[Event] = field(default_factory=list)
-    #: a bare Triton CompilationError header just before the run's first line (it joined no run):
-    #: it names the kernel of the error that opened the run (``analysis/triton_def.py``)
-    jit_heads: list[Event] = field(default_factory=list)
 
 
 @dataclass

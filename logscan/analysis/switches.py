@@ -48,7 +48,6 @@ def env_disabled(engine: str, env: dict) -> dict[str, str]:
     return out
 
 
-
 def _names(terms: Iterable) -> set[str]:
     out: set[str] = set()
     for t in terms:
